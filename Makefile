@@ -1,0 +1,68 @@
+# ttlstore's build. `make` builds the jar and installs the Python package (with pyspark and the
+# test tools) into .venv; `make demo` and `make test` build first, so each works as the first
+# command on a fresh machine. Everything is fetched from Maven Central and PyPI by this file.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_version.py)
+JAR := jvm/target/ttlstore-$(VERSION).jar
+SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
+SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
+MAVEN_CENTRAL := https://repo1.maven.org/maven2
+# sbt from its launcher on Maven Central, resolving only from Maven Central (project/repositories).
+SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
+	-Dsbt.override.build.repos=true -Dsbt.server.forcestart=false -Dsbt.supershell=false \
+	-Dsbt.color=false -Dsbt.log.noformat=true -Dsbt.ci=true -jar $(SBT_LAUNCHER)
+# Python workers must run the interpreter that has pyspark and ttlstore installed.
+export PYSPARK_PYTHON := $(CURDIR)/$(PY)
+export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
+
+.PHONY: all venv jar install test test-jvm test-python demo bench docs clean
+
+all: install
+
+$(SBT_LAUNCHER):
+	mkdir -p .build
+	curl -fsSL --retry 3 -o $@.tmp $(MAVEN_CENTRAL)/org/scala-sbt/sbt-launch/$(SBT_VERSION)/sbt-launch-$(SBT_VERSION).jar
+	mv $@.tmp $@
+
+$(VENV)/.installed: python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "pyspark==4.3.0" -e "python[test]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+# The jar is built against the jars of the pyspark in .venv (see build.sbt).
+jar: venv $(SBT_LAUNCHER)
+	$(SBT) jvm/package
+	mkdir -p python/ttlstore/jars
+	rm -f python/ttlstore/jars/*.jar
+	cp $(JAR) python/ttlstore/jars/
+
+install: jar
+
+test: test-jvm test-python
+
+test-jvm: jar
+	$(SBT) jvm/test
+
+test-python: install
+	$(PY) -m pytest tests -q
+
+demo: install
+	$(PY) python/ttlstore/demo.py
+
+bench: install
+	$(PY) tests/bench/run_bench.py
+
+docs: venv $(SBT_LAUNCHER)
+	$(SBT) -error "jvm/runMain io.ttlstore.ConfigDocs" > docs/configuration.md
+
+clean:
+	rm -rf jvm/target target project/target python/ttlstore/jars .build demo-output bench-output

@@ -1,0 +1,126 @@
+package io.ttlstore
+
+import java.io.File
+import java.util.UUID
+
+import org.apache.commons.io.FileUtils
+
+/**
+ * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
+ *
+ * Loading version v restores the newest snapshot at or below v (or starts empty) and replays the
+ * changelogs after it; when the local copy already holds a committed version between that snapshot
+ * and v, only the missing changelogs are replayed. After an abort the copy is no longer trusted and
+ * the next load restores it from the checkpoint.
+ */
+final class LocalStore(
+    storeName: String,
+    workDir: File,
+    settings: TtlStoreSettings,
+    files: CheckpointFiles,
+    snapshots: SnapshotUploader) extends AutoCloseable {
+
+  private val dbDir = new File(workDir, "db")
+  private val checkpointsDir = new File(workDir, "checkpoints")
+  private var handle: RocksDbHandle = _
+  /** The committed version the local DB holds; -1 when it holds nothing trustworthy. */
+  private var loadedVersion: Long = -1L
+  private var rows: Long = 0L
+  /** The newest version for which a snapshot exists or is queued for upload. */
+  private var lastSnapshotVersion: Long = 0L
+
+  def db: RocksDbHandle = handle
+  def version: Long = loadedVersion
+  def numRows: Long = rows
+
+  /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
+  def load(version: Long, loadEmpty: Boolean): Int = {
+    if (loadEmpty) {
+      restore(None)
+      loadedVersion = version
+      lastSnapshotVersion = version
+      0
+    } else if (handle != null && version == loadedVersion) {
+      0
+    } else {
+      val listing = files.listing()
+      if (version > 0 && !listing.changelogs.contains(version) && !listing.snapshots.contains(version)) {
+        throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest)
+      }
+      val base = listing.snapshots.rangeTo(version).lastOption.getOrElse(0L)
+      val from =
+        if (handle != null && loadedVersion >= base && loadedVersion < version) loadedVersion
+        else { restore(if (base > 0) Some(base) else None); base }
+      loadedVersion = -1L
+      var replayed = 0
+      (from + 1 to version).foreach { v => replay(v); replayed += 1 }
+      loadedVersion = version
+      replayed
+    }
+  }
+
+  /** Records that the DB now holds committed `version` with `numRows` rows. */
+  def committed(version: Long, numRows: Long): Unit = {
+    loadedVersion = version
+    rows = numRows
+  }
+
+  /** Forgets the loaded version: the DB has changes that were not committed. */
+  def invalidate(): Unit = loadedVersion = -1L
+
+  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
+
+  /** Takes a local checkpoint of the DB as committed `version` and queues it for upload. */
+  def snapshot(version: Long): Unit = {
+    checkpointsDir.mkdirs()
+    val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
+    handle.checkpointTo(dir)
+    snapshots.offer(version, rows, dir)
+    lastSnapshotVersion = version
+  }
+
+  override def close(): Unit = {
+    if (handle != null) handle.close()
+    handle = null
+    loadedVersion = -1L
+    FileUtils.deleteQuietly(workDir)
+  }
+
+  private def restore(snapshotVersion: Option[Long]): Unit = {
+    if (handle != null) handle.close()
+    handle = null
+    loadedVersion = -1L
+    FileUtils.deleteQuietly(dbDir)
+    dbDir.mkdirs()
+    val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
+    handle = RocksDbHandle.open(dbDir, storeName, settings)
+    rows = manifest.map(_.numRows).getOrElse(0L)
+    lastSnapshotVersion = snapshotVersion.getOrElse(0L)
+    snapshots.reset(manifest)
+  }
+
+  private def replay(version: Long): Unit = {
+    val reader = files.openChangelog(version)
+    val batch = handle.newBatch()
+    try {
+      var record = reader.next()
+      while (record.isDefined) {
+        record.get match {
+          case Changelog.Put(k, v) => batch.put(k, v)
+          case Changelog.Delete(k) => batch.delete(k)
+        }
+        if (batch.count >= LocalStore.ReplayBatchRecords) batch.flushTo()
+        record = reader.next()
+      }
+      batch.flushTo()
+      rows = reader.rowsAfter
+    } finally {
+      batch.close()
+      reader.close()
+    }
+  }
+}
+
+object LocalStore {
+  private val ReplayBatchRecords = 10000
+}

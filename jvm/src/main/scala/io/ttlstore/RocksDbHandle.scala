@@ -1,0 +1,182 @@
+package io.ttlstore
+
+import java.io.File
+import java.util.{ArrayList => JArrayList}
+
+import scala.jdk.CollectionConverters._
+
+import org.rocksdb._
+
+/**
+ * One RocksDB instance of one store, and the only owner of its native handles.
+ *
+ * Column families:
+ *  - `timestamped`: current-format rows, values laid out by [[TimestampedValue]];
+ *  - `default`: reserved for rows in the older, plain format (filled by the format upgrade).
+ *
+ * RocksDB's WAL is off: every committed version is durable through its changelog file in the
+ * checkpoint, and a store whose process dies is rebuilt from the checkpoint, never from local files.
+ * Puts are applied one by one (RocksDB makes each a one-entry write batch): a client-side batch
+ * would need an indexed overlay for reads and would break iteration while mutating, which Spark's
+ * operators do. Replays of changelogs go through large write batches.
+ */
+final class RocksDbHandle private (
+    val dir: File,
+    storeName: String,
+    db: RocksDB,
+    dbOptions: DBOptions,
+    cfOptions: ColumnFamilyOptions,
+    handles: Seq[ColumnFamilyHandle]) extends AutoCloseable {
+
+  private val legacyFamily = handles(0)
+  private val timestampedFamily = handles(1)
+  private val writeOptions = new WriteOptions().setDisableWAL(true)
+  private val readOptions = new ReadOptions()
+  @volatile private var closed = false
+
+  private def wrap[T](operation: String)(body: => T): T =
+    try body catch {
+      case e: RocksDBException => throw TtlStoreErrors.rocksDbFailure(storeName, operation, e)
+    }
+
+  def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
+    db.get(timestampedFamily, readOptions, key)
+  }
+
+  /** True if the key may exist; false is certain (Bloom filter and memtable only, no disk read). */
+  def mayExist(key: Array[Byte]): Boolean = db.keyMayExist(timestampedFamily, key, null)
+
+  def put(key: Array[Byte], value: Array[Byte]): Unit = wrap("put a key") {
+    db.put(timestampedFamily, writeOptions, key, value)
+  }
+
+  def delete(key: Array[Byte]): Unit = wrap("delete a key") {
+    db.delete(timestampedFamily, writeOptions, key)
+  }
+
+  /** Applies a batch built with [[newBatch]]; the caller closes the batch. */
+  def write(batch: WriteBatch): Unit = wrap("write a batch") { db.write(writeOptions, batch) }
+
+  def newBatch(): BatchWriter = new BatchWriter(timestampedFamily)
+
+  /** An iterator over the current rows; it sees the rows as they were when it was created. */
+  def newIterator(): RocksIterator = db.newIterator(timestampedFamily, readOptions)
+
+  /** A consistent copy of the current files in `target` (hard links; flushes the memtable). */
+  def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
+    val checkpoint = Checkpoint.create(db)
+    try checkpoint.createCheckpoint(target.getAbsolutePath) finally checkpoint.close()
+  }
+
+  def longProperty(name: String): Long = wrap(s"read $name") {
+    db.getLongProperty(timestampedFamily, name)
+  }
+
+  /** Memory held by this instance: memtables and table readers (the block cache is shared). */
+  def memoryUsedBytes: Long =
+    longProperty("rocksdb.cur-size-all-mem-tables") +
+      longProperty("rocksdb.estimate-table-readers-mem")
+
+  def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
+
+  /** True while the legacy (plain-format) column family holds any row. */
+  def hasLegacyRows: Boolean = {
+    val it = db.newIterator(legacyFamily, readOptions)
+    try { it.seekToFirst(); it.isValid } finally it.close()
+  }
+
+  def isClosed: Boolean = closed
+
+  override def close(): Unit = synchronized {
+    if (!closed) {
+      closed = true
+      writeOptions.close()
+      readOptions.close()
+      handles.foreach(_.close())
+      db.close()
+      dbOptions.close()
+      cfOptions.close()
+    }
+  }
+
+  /** Accumulates puts and deletes for one [[write]]. */
+  final class BatchWriter(family: ColumnFamilyHandle) extends AutoCloseable {
+    val batch = new WriteBatch()
+    def put(key: Array[Byte], value: Array[Byte]): Unit = batch.put(family, key, value)
+    def delete(key: Array[Byte]): Unit = batch.delete(family, key)
+    def count: Int = batch.count()
+    def flushTo(): Unit = { write(batch); batch.clear() }
+    override def close(): Unit = batch.close()
+  }
+}
+
+object RocksDbHandle {
+  val LegacyFamily: String = "default"
+  val TimestampedFamily: String = "timestamped"
+
+  /** Opens (creating if needed) the instance in `dir` with both column families. */
+  def open(dir: File, storeName: String, settings: TtlStoreSettings): RocksDbHandle = {
+    SharedNativeResources.ensureLoaded()
+    val cfOptions = columnFamilyOptions(settings)
+    val dbOptions = new DBOptions()
+      .setCreateIfMissing(true)
+      .setCreateMissingColumnFamilies(true)
+      .setMaxOpenFiles(-1)
+      .setAvoidFlushDuringShutdown(true)
+      .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+      .setKeepLogFileNum(2)
+    val descriptors = Seq(LegacyFamily, TimestampedFamily)
+      .map(n => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), cfOptions))
+    val handles = new JArrayList[ColumnFamilyHandle]()
+    val db =
+      try RocksDB.open(dbOptions, dir.getAbsolutePath, descriptors.asJava, handles)
+      catch {
+        case e: RocksDBException =>
+          dbOptions.close(); cfOptions.close()
+          throw TtlStoreErrors.rocksDbFailure(storeName, s"open ${dir.getAbsolutePath}", e)
+      }
+    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq)
+  }
+
+  private def columnFamilyOptions(settings: TtlStoreSettings): ColumnFamilyOptions = {
+    val table = new BlockBasedTableConfig()
+      .setBlockCache(SharedNativeResources.blockCache(settings.blockCacheSizeMb))
+      .setBlockSize(16 * 1024)
+      .setFormatVersion(5)
+      .setCacheIndexAndFilterBlocks(true)
+      .setPinL0FilterAndIndexBlocksInCache(true)
+    if (settings.bloomFilterBitsPerKey > 0) {
+      table.setFilterPolicy(new BloomFilter(settings.bloomFilterBitsPerKey.toDouble))
+    }
+    new ColumnFamilyOptions()
+      .setTableFormatConfig(table)
+      .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
+      .setMaxWriteBufferNumber(3)
+      .setCompressionType(compression(settings.sstCompression))
+      .setLevelCompactionDynamicLevelBytes(true)
+  }
+
+  private def compression(name: String): CompressionType = name match {
+    case "lz4" => CompressionType.LZ4_COMPRESSION
+    case "zstd" => CompressionType.ZSTD_COMPRESSION
+    case "snappy" => CompressionType.SNAPPY_COMPRESSION
+    case _ => CompressionType.NO_COMPRESSION
+  }
+}
+
+/**
+ * Native resources shared by every store of one JVM (an executor): the RocksDB library and the
+ * block cache. They live as long as the JVM, like Spark's own RocksDB provider's.
+ */
+object SharedNativeResources {
+  @volatile private var cache: Cache = _
+
+  def ensureLoaded(): Unit = RocksDB.loadLibrary()
+
+  def blockCache(sizeMb: Long): Cache = {
+    if (cache == null) synchronized {
+      if (cache == null) cache = new LRUCache(math.max(sizeMb, 1L) * 1024 * 1024)
+    }
+    cache
+  }
+}

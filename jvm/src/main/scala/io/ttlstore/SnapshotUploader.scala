@@ -1,0 +1,69 @@
+package io.ttlstore
+
+import java.io.File
+
+import org.apache.commons.io.FileUtils
+
+/**
+ * Snapshots waiting for upload, and the SST files already in the checkpoint.
+ *
+ * A commit that is due for a snapshot takes a local RocksDB checkpoint (hard links, cheap) and
+ * offers it here; background maintenance uploads the newest one and drops older ones. SSTs that
+ * an earlier snapshot of the same DB lineage uploaded are referenced again, not copied. When the
+ * local DB is restored from the checkpoint, its lineage changes: RocksDB may reuse file numbers for
+ * other contents, so the mapping is reset to exactly the restored snapshot's files.
+ */
+final class SnapshotUploader(files: CheckpointFiles) {
+  import SnapshotUploader._
+
+  private var lineage = 0L
+  private var uploaded = Map.empty[String, SstFile]
+  private var pending: Option[Pending] = None
+  @volatile private var lastUploaded: Long = -1L
+
+  def lastUploadedVersion: Long = lastUploaded
+
+  def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
+    lineage += 1
+    uploaded = restored.map(m => m.sstFiles.map(f => f.localName -> f).toMap).getOrElse(Map.empty)
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = None
+  }
+
+  def offer(version: Long, numRows: Long, dir: File): Unit = synchronized {
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = Some(Pending(version, numRows, dir, lineage))
+  }
+
+  def hasPending: Boolean = synchronized(pending.isDefined)
+
+  /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
+  def uploadPending(): Option[Upload] = {
+    val job = synchronized {
+      val p = pending
+      pending = None
+      p.map(j => (j, uploaded))
+    }
+    job.map { case (p, known) =>
+      val start = System.nanoTime()
+      try {
+        val (manifest, bytes) = files.writeSnapshot(p.version, p.numRows, p.dir, known)
+        synchronized {
+          if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
+        }
+        lastUploaded = math.max(lastUploaded, p.version)
+        Upload(p.version, bytes, (System.nanoTime() - start) / 1000000L)
+      } finally FileUtils.deleteQuietly(p.dir)
+    }
+  }
+
+  def discardPending(): Unit = synchronized {
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = None
+  }
+}
+
+object SnapshotUploader {
+  private final case class Pending(version: Long, numRows: Long, dir: File, lineage: Long)
+  final case class Upload(version: Long, bytes: Long, latencyMs: Long)
+}

@@ -1,0 +1,29 @@
+package io.ttlstore
+
+import org.apache.spark.sql.execution.streaming.state.{StateStoreCustomMetric, StateStoreCustomSizeMetric, StateStoreCustomSumMetric, StateStoreCustomTimingMetric}
+
+/**
+ * The custom metrics ttlstore reports in `StreamingQueryProgress.stateOperators[].customMetrics`.
+ * Spark sums each over the partitions of an operator.
+ */
+object StoreMetrics {
+  val CommitLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreCommitLatencyMs", "ttlstore: time to commit a version (ms)")
+  val ChangelogBytes = StateStoreCustomSumMetric(
+    "ttlstoreChangelogBytes", "ttlstore: changelog bytes written")
+  val LoadLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreLoadLatencyMs", "ttlstore: time to load the state version (ms)")
+  val ChangelogsReplayed = StateStoreCustomSumMetric(
+    "ttlstoreChangelogsReplayed", "ttlstore: changelog files replayed while loading")
+  val SnapshotsUploaded = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotsUploaded", "ttlstore: snapshots uploaded by maintenance")
+  val SnapshotUploadLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreSnapshotUploadLatencyMs", "ttlstore: time to upload snapshots (ms)")
+  val SnapshotBytesUploaded = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotBytesUploaded", "ttlstore: snapshot bytes uploaded (new SSTs and metadata)")
+  val SstBytes = StateStoreCustomSizeMetric(
+    "ttlstoreSstBytes", "ttlstore: size of the live SST files", false)
+
+  val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
+    ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes)
+}

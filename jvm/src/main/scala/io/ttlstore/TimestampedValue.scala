@@ -1,0 +1,69 @@
+package io.ttlstore
+
+/**
+ * The byte layout of a value in the current-format column family (`timestamped`):
+ *
+ * {{{
+ *   offset 0                8                         8 + n
+ *          +----------------+-------------------------+
+ *          | timestamp      | value row               |
+ *          | int64, big-    | Spark UnsafeRow bytes   |
+ *          | endian, epoch  | (n bytes, n % 8 == 0)   |
+ *          | milliseconds   |                         |
+ *          +----------------+-------------------------+
+ * }}}
+ *
+ * The timestamp is the row's last-write time. It sits at a fixed offset with a fixed width so that
+ * native code (the compaction filter) reads it without decoding the row. There is no per-row
+ * version byte: rows of an older layout live in their own column family (KIP-258's reasoning).
+ *
+ * Pure functions over byte arrays: no clock, no I/O.
+ */
+object TimestampedValue {
+  val TimestampBytes: Int = 8
+
+  /** Builds the stored value from a timestamp and the row bytes at `base[offset, offset+len)`. */
+  def encode(timestamp: Long, rowBytes: Array[Byte], offset: Int, length: Int): Array[Byte] = {
+    val out = new Array[Byte](TimestampBytes + length)
+    writeTimestamp(out, timestamp)
+    System.arraycopy(rowBytes, offset, out, TimestampBytes, length)
+    out
+  }
+
+  def encode(timestamp: Long, rowBytes: Array[Byte]): Array[Byte] =
+    encode(timestamp, rowBytes, 0, rowBytes.length)
+
+  /** True when `stored` is long enough to hold a timestamp (anything shorter is kept as is). */
+  def hasTimestamp(stored: Array[Byte]): Boolean = stored != null && stored.length >= TimestampBytes
+
+  def timestamp(stored: Array[Byte]): Long = {
+    var ts = 0L
+    var i = 0
+    while (i < TimestampBytes) {
+      ts = (ts << 8) | (stored(i) & 0xffL)
+      i += 1
+    }
+    ts
+  }
+
+  def rowOffset: Int = TimestampBytes
+
+  def rowLength(stored: Array[Byte]): Int = stored.length - TimestampBytes
+
+  /** The same value with another timestamp; the row bytes are shared by copy, never mutated. */
+  def withTimestamp(stored: Array[Byte], timestamp: Long): Array[Byte] = {
+    val out = stored.clone()
+    writeTimestamp(out, timestamp)
+    out
+  }
+
+  private def writeTimestamp(out: Array[Byte], timestamp: Long): Unit = {
+    var i = TimestampBytes - 1
+    var v = timestamp
+    while (i >= 0) {
+      out(i) = (v & 0xff).toByte
+      v >>>= 8
+      i -= 1
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package io.ttlstore
+
+import java.io.File
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.SparkEnv
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.types.StructType
+
+/**
+ * ttlstore's state store provider: `spark.sql.streaming.stateStore.providerClass =
+ * io.ttlstore.TtlStateStoreProvider`.
+ *
+ * A thin adapter over the parts: it checks Spark's lifecycle, loads the requested version into the
+ * [[LocalStore]], opens [[TtlStore]]s on it, and runs background maintenance (snapshot upload,
+ * retention). Spark creates one instance per store and executor, and one more on the driver with
+ * the zero-argument constructor, without `init`, only to read `supportedCustomMetrics`: so the
+ * constructor does nothing.
+ */
+class TtlStateStoreProvider extends StateStoreProvider with Logging {
+  @volatile private var id: StateStoreId = _
+  private var storeConf: StateStoreConf = _
+  private var settings: TtlStoreSettings = _
+  private var files: CheckpointFiles = _
+  private var snapshots: SnapshotUploader = _
+  private var local: LocalStore = _
+  private var context: TtlStore.Context = _
+  private var clock: Clock = SystemClock
+
+  private var lastLoadFigures = TtlStore.LoadFigures(0L, 0)
+  private var maintenanceFigures = TtlStore.MaintenanceFigures(0L, 0L, 0L)
+
+  override def init(
+      stateStoreId: StateStoreId,
+      keySchema: StructType,
+      valueSchema: StructType,
+      keyStateEncoderSpec: KeyStateEncoderSpec,
+      useColumnFamilies: Boolean,
+      storeConf: StateStoreConf,
+      hadoopConf: Configuration,
+      useMultipleValuesPerKey: Boolean,
+      stateSchemaProvider: Option[StateSchemaProvider]): Unit = {
+    if (useColumnFamilies) throw TtlStore.unsupported("column families")
+    if (useMultipleValuesPerKey) throw TtlStore.unsupported("multiple values per key")
+    this.id = stateStoreId
+    this.storeConf = storeConf
+    this.settings = TtlStoreConfig.parse(storeConf.sqlConfs)
+    this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
+    this.snapshots = new SnapshotUploader(files)
+    val codec = KeyCodec(keyStateEncoderSpec, keySchema)
+    val workDir = new File(localRoot(settings), s"ttlstore-${UUID.randomUUID()}")
+    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots)
+    val valueFieldCount = valueSchema.length
+    this.context = new TtlStore.Context {
+      override def storeId: StateStoreId = id
+      override def local: LocalStore = TtlStateStoreProvider.this.local
+      override def keyCodec: KeyCodec = codec
+      override def valueFields: Int = valueFieldCount
+      override def clock: Clock = TtlStateStoreProvider.this.clock
+      override def newChangelog(version: Long): ChangelogWriter =
+        new ChangelogWriter(files.createAtomic(files.changelogPath(version)),
+          storeConf.compressionCodec)
+      override def afterCommit(version: Long, forceSnapshot: Boolean): Unit =
+        TtlStateStoreProvider.this.afterCommit(version, forceSnapshot)
+      override def lastLoad: TtlStore.LoadFigures = lastLoadFigures
+      override def takeMaintenanceFigures(): TtlStore.MaintenanceFigures =
+        TtlStateStoreProvider.this.takeMaintenanceFigures()
+    }
+    logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root})")
+  }
+
+  override def stateStoreId: StateStoreId = id
+
+  override def getStore(
+      version: Long,
+      stateStoreCkptId: Option[String],
+      forceSnapshotOnCommit: Boolean,
+      loadEmpty: Boolean): StateStore = {
+    load(version, stateStoreCkptId, loadEmpty)
+    new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit)
+  }
+
+  override def getReadStore(version: Long, stateStoreCkptId: Option[String]): ReadStateStore = {
+    load(version, stateStoreCkptId, loadEmpty = false)
+    new TtlStore(context, version, readOnly = true, forceSnapshotOnCommit = false)
+  }
+
+  /** A read store of this provider becomes a write store in place: no second load, no lock. */
+  override def upgradeReadStoreToWriteStore(
+      readStore: ReadStateStore,
+      version: Long,
+      uniqueId: Option[String],
+      forceSnapshotOnCommit: Boolean): StateStore = synchronized {
+    if (readStore.version != version || local.version != version) {
+      getStore(version, uniqueId, forceSnapshotOnCommit, loadEmpty = false)
+    } else {
+      new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit)
+    }
+  }
+
+  override def doMaintenance(): Unit = {
+    doSnapshotMaintenance()
+    doCleanupMaintenance()
+  }
+
+  /** Uploads the newest pending snapshot. Maintenance logs its failures and carries on. */
+  override def doSnapshotMaintenance(): Unit = if (snapshots != null) {
+    try {
+      snapshots.uploadPending().foreach { u =>
+        synchronized {
+          maintenanceFigures = maintenanceFigures.copy(
+            snapshots = maintenanceFigures.snapshots + 1,
+            bytes = maintenanceFigures.bytes + u.bytes,
+            latencyMs = maintenanceFigures.latencyMs + u.latencyMs)
+        }
+        logInfo(s"Uploaded the snapshot of version ${u.version} of $id " +
+          s"(${u.bytes} bytes in ${u.latencyMs} ms)")
+      }
+    } catch {
+      case NonFatal(e) => logWarning(s"Snapshot upload for $id failed; will retry later", e)
+    }
+  }
+
+  /** Deletes the checkpoint files that no retained version needs. */
+  override def doCleanupMaintenance(): Unit = if (files != null) {
+    try CheckpointCleaner.clean(files, storeConf.minVersionsToRetain)
+    catch {
+      case NonFatal(e) => logWarning(s"Cleaning old checkpoint files of $id failed", e)
+    }
+  }
+
+  override def close(): Unit = synchronized {
+    if (local != null) {
+      snapshots.discardPending()
+      local.close()
+      logInfo(s"Closed ttlstore for $id")
+    }
+  }
+
+  override def supportedCustomMetrics: Seq[StateStoreCustomMetric] = StoreMetrics.all
+
+  override def toString: String = s"TtlStateStoreProvider[$id]"
+
+  /** For tests: the clock that stamps rows (and, later, judges expiry). */
+  private[ttlstore] def setClock(c: Clock): Unit = clock = c
+
+  private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
+    synchronized {
+      if (checkpointId.isDefined) {
+        throw TtlStoreErrors.unsupportedOperation("state store checkpoint ids",
+          "set spark.sql.streaming.stateStore.checkpointFormatVersion to 1 (the default).")
+      }
+      if (version < 0) throw TtlStoreErrors.versionNotFound(files.root.toString, version, None)
+      val start = System.nanoTime()
+      val replayed =
+        try local.load(version, loadEmpty)
+        catch { case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e) }
+      lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
+      if (replayed > 0 || loadEmpty) {
+        logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in " +
+          s"${lastLoadFigures.latencyMs} ms)")
+      }
+    }
+
+  private def afterCommit(version: Long, forceSnapshot: Boolean): Unit = synchronized {
+    if (forceSnapshot || local.snapshotDue(version, storeConf.minDeltasForSnapshot)) {
+      try local.snapshot(version)
+      catch {
+        case NonFatal(e) => logWarning(s"Could not take a local snapshot of version $version of $id; " +
+          "the changelogs keep the state recoverable", e)
+      }
+    }
+  }
+
+  private def takeMaintenanceFigures(): TtlStore.MaintenanceFigures = synchronized {
+    val figures = maintenanceFigures
+    maintenanceFigures = TtlStore.MaintenanceFigures(0L, 0L, 0L)
+    figures
+  }
+
+  private def localRoot(s: TtlStoreSettings): File = {
+    val configured = s.localDir
+      .orElse(sys.env.get("SPARK_LOCAL_DIRS"))
+      .orElse(Option(SparkEnv.get).flatMap(_.conf.getOption("spark.local.dir")))
+      .map(_.split(",").head.trim)
+      .getOrElse(System.getProperty("java.io.tmpdir"))
+    new File(configured)
+  }
+}
