@@ -66,6 +66,10 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
           storeConf.compressionCodec)
       override def afterCommit(version: Long, forceSnapshot: Boolean): Unit =
         TtlStateStoreProvider.this.afterCommit(version, forceSnapshot)
+      override def reportCommit(version: Long): Unit =
+        if (storeConf.commitValidationEnabled) {
+          StateStore.reportCommitToCoordinator(version, id, hadoopConf)
+        }
       override def lastLoad: TtlStore.LoadFigures = lastLoadFigures
       override def takeMaintenanceFigures(): TtlStore.MaintenanceFigures =
         TtlStateStoreProvider.this.takeMaintenanceFigures()

@@ -107,6 +107,7 @@ final class TtlStore(
       local.committed(newVersion, rows)
       lifecycle = Committed
       context.afterCommit(newVersion, forceSnapshotOnCommit)
+      context.reportCommit(newVersion)
       committedFigures = TtlStore.CommitFigures(bytes, (System.nanoTime() - start) / 1000000L)
       newVersion
     } catch {
@@ -257,6 +258,8 @@ object TtlStore {
     def clock: Clock
     def newChangelog(version: Long): ChangelogWriter
     def afterCommit(version: Long, forceSnapshot: Boolean): Unit
+    /** Tells Spark's coordinator that this store committed (it validates each batch's commits). */
+    def reportCommit(version: Long): Unit
     def lastLoad: LoadFigures
     def takeMaintenanceFigures(): MaintenanceFigures
   }

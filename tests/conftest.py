@@ -1,0 +1,131 @@
+"""Shared fixtures: one local SparkSession with ttlstore's jar, and a runner for streaming rounds."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql.types import StructType
+
+import ttlstore
+
+ROOT = Path(__file__).resolve().parent.parent
+HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+TTL_PROVIDER = ttlstore.PROVIDER_CLASS
+
+# Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+# Functions defined in test modules are pickled by reference: workers must be able to import them.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")) if p
+)
+
+
+def local_session_builder(app_name: str) -> SparkSession.Builder:
+    """A small local-mode builder: 2 cores, 2 shuffle partitions, quiet logs, no UI."""
+    log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.extraJavaOptions", log_conf)
+        .config("spark.sql.streaming.stateStore.maintenanceInterval", "1s")
+    )
+
+
+@pytest.fixture(scope="session")
+def spark() -> SparkSession:
+    session = ttlstore.configure(local_session_builder("ttlstore-tests")).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@dataclass
+class StreamRun:
+    """What one query emitted, round by round, and the progress of its last batch."""
+
+    outputs: list[list[Row]] = field(default_factory=list)
+    last_progress: dict | None = None
+    checkpoint: Path | None = None
+    schema: StructType | None = None
+
+    def rows(self, round_index: int) -> list[Row]:
+        return self.outputs[round_index]
+
+
+def write_round(directory: Path, round_index: int, rows: list[dict]) -> None:
+    """Adds one JSON-lines file to a source directory (written aside, then renamed into place)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / f".round-{round_index:04d}.json.tmp"
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.rename(directory / f"round-{round_index:04d}.json")
+
+
+def run_rounds(
+    spark: SparkSession,
+    provider: str,
+    workdir: Path,
+    schema: StructType,
+    build: Callable[..., DataFrame],
+    rounds: list[list[dict]] | list[tuple[list[dict], ...]],
+    output_mode: str,
+    sources: int = 1,
+    extra_conf: dict[str, str] | None = None,
+) -> StreamRun:
+    """Runs `build(*streams)` once per round, each time restarted from the same checkpoint.
+
+    Each round adds one file per source and runs the query with ``availableNow``, so every round is
+    exactly one micro-batch and the query stops and restarts between batches.
+    """
+    checkpoint = workdir / "checkpoint"
+    inputs = [workdir / f"input-{i}" for i in range(sources)]
+    run = StreamRun(checkpoint=checkpoint)
+    spark.conf.set(ttlstore.PROVIDER_CLASS_KEY, provider)
+    for key, value in (extra_conf or {}).items():
+        spark.conf.set(key, value)
+    try:
+        for index, round_rows in enumerate(rounds):
+            per_source = round_rows if sources > 1 else (round_rows,)
+            for directory, rows in zip(inputs, per_source):
+                write_round(directory, index, list(rows))
+            streams = [
+                spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(d))
+                for d in inputs
+            ]
+            emitted: list[Row] = []
+
+            def collect(df: DataFrame, _batch_id: int) -> None:
+                run.schema = df.schema
+                emitted.extend(df.collect())
+
+            query = (
+                build(*streams)
+                .writeStream.outputMode(output_mode)
+                .foreachBatch(collect)
+                .option("checkpointLocation", str(checkpoint))
+                .trigger(availableNow=True)
+                .start()
+            )
+            query.awaitTermination()
+            run.outputs.append(emitted)
+            run.last_progress = query.lastProgress
+    finally:
+        spark.conf.unset(ttlstore.PROVIDER_CLASS_KEY)
+        for key in extra_conf or {}:
+            spark.conf.unset(key)
+    return run
+
+
+def state_files(checkpoint: Path) -> list[str]:
+    """Names of every file below the checkpoint's state directory."""
+    return sorted(p.relative_to(checkpoint).as_posix() for p in (checkpoint / "state").rglob("*") if p.is_file())
