@@ -138,6 +138,8 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
         val stored = readTrailerInt()
         if (declared != records) corrupted(s"declares $declared records, holds $records")
         if (stored != expected) corrupted("checksum mismatch")
+        // The codec's own end block follows ours; a file cut inside it must not pass as whole.
+        if (data.read() != -1) corrupted("data after the end marker")
         finished = true
         None
       case op => corrupted(s"unknown record type $op")

@@ -30,6 +30,7 @@ final class LocalStore(
   private var lastSnapshotVersion: Long = 0L
 
   def db: RocksDbHandle = handle
+  def directory: File = workDir
   def version: Long = loadedVersion
   def numRows: Long = rows
 

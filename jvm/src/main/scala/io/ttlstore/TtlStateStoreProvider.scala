@@ -149,6 +149,12 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
 
   override def toString: String = s"TtlStateStoreProvider[$id]"
 
+  /** For tests: the local working copy. */
+  private[ttlstore] def localStore: LocalStore = local
+
+  /** For tests: the checkpoint files of this store. */
+  private[ttlstore] def checkpointFiles: CheckpointFiles = files
+
   /** For tests: the clock that stamps rows (and, later, judges expiry). */
   private[ttlstore] def setClock(c: Clock): Unit = clock = c
 

@@ -69,7 +69,7 @@ object StoreFixtures {
   }
 
   /** Loan pattern: the provider is closed whatever the body does. */
-  def withProvider[T](provider: StateStoreProvider)(body: StateStoreProvider => T): T =
+  def withProvider[P <: StateStoreProvider, T](provider: P)(body: P => T): T =
     try body(provider) finally provider.close()
 
   /** Commits one version made of `changes` (Some = put, None = remove) on top of `version`. */

@@ -1,0 +1,39 @@
+package io.ttlstore
+
+import scala.collection.immutable.SortedSet
+
+import org.scalatest.funsuite.AnyFunSuite
+
+class RetentionSuite extends AnyFunSuite {
+
+  private def listing(changelogs: Range, snapshots: Long*) =
+    Listing(SortedSet(changelogs.map(_.toLong): _*), SortedSet(snapshots: _*))
+
+  test("without snapshots nothing can be deleted: every changelog back to 1 is needed") {
+    val plan = Retention.plan(listing(1 to 20), minVersionsToRetain = 5).get
+    assert(plan.baseSnapshot == 0 && plan.deleteChangelogs.isEmpty && plan.deleteSnapshots.isEmpty)
+  }
+
+  test("the newest snapshot at or below the oldest retained version is the base; older files go") {
+    val plan = Retention.plan(listing(1 to 20, 5, 10, 15), minVersionsToRetain = 8).get
+    assert(plan.keepFrom == 13)
+    assert(plan.baseSnapshot == 10)
+    assert(plan.deleteSnapshots == Seq(5L))
+    assert(plan.deleteChangelogs == (1L to 9L))
+  }
+
+  test("a snapshot exactly at the oldest retained version is the base") {
+    val plan = Retention.plan(listing(1 to 12, 10), minVersionsToRetain = 3).get
+    assert(plan.keepFrom == 10 && plan.baseSnapshot == 10 && plan.deleteChangelogs == (1L to 9L))
+  }
+
+  test("an empty directory has no plan") {
+    assert(Retention.plan(listing(1 to 0), 5).isEmpty)
+  }
+
+  test("orphan SSTs are only those unreferenced and older than the oldest retained snapshot") {
+    val files = Seq("a.sst" -> 100L, "b.sst" -> 100L, "c.sst" -> 500L)
+    assert(Retention.orphanSsts(files, Set("a.sst"), Some(200L)) == Seq("b.sst"))
+    assert(Retention.orphanSsts(files, Set.empty, None).isEmpty)
+  }
+}

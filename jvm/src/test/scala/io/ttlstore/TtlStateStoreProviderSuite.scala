@@ -1,0 +1,285 @@
+package io.ttlstore
+
+import java.io.{File, RandomAccessFile}
+
+import org.apache.spark.sql.execution.streaming.state._
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.StoreFixtures._
+
+/** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
+class TtlStateStoreProviderSuite extends AnyFunSuite {
+
+  private def ttlProvider(dir: File, conf: StateStoreConf = storeConf()): TtlStateStoreProvider =
+    newProvider(TtlProvider, dir, conf).asInstanceOf[TtlStateStoreProvider]
+
+  /** A store's directory is `<checkpoint root>/<operator>/<partition>`. */
+  private def storeDir(dir: File): File = new File(dir, "0/0")
+  private def ttlDir(dir: File): File = new File(storeDir(dir), CheckpointFiles.DirName)
+
+  private def filesBelow(dir: File): Seq[String] = {
+    val base = dir.toPath
+    java.nio.file.Files.walk(base).toArray.map(_.asInstanceOf[java.nio.file.Path])
+      .filter(p => p.toFile.isFile).map(p => base.relativize(p).toString).toSeq.sorted
+  }
+
+  /** Commits versions 1..n, each adding one key, with maintenance after version `snapshotAt`. */
+  private def commitMany(p: StateStoreProvider, n: Int, snapshotAt: Int = -1): Unit =
+    (0 until n).foreach { v =>
+      commitVersion(p, v, (s"k$v", 0) -> Some(v.toLong))
+      if (v + 1 == snapshotAt) p.doMaintenance()
+    }
+
+  private def loadError(dir: File, version: Long): TtlStoreException =
+    withProvider(ttlProvider(dir)) { fresh =>
+      intercept[TtlStoreException](fresh.getStore(version))
+    }
+
+  private def flipByte(file: File, at: Long): Unit = {
+    val f = new RandomAccessFile(file, "rw")
+    try { f.seek(at); val b = f.read(); f.seek(at); f.write(b ^ 0xff) } finally f.close()
+  }
+
+  test("each row is stored with its last-write time from the injected clock") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val clock = new ManualClock(1000L)
+        p.setClock(clock)
+        commitVersion(p, 0, ("a", 0) -> Some(1L), ("b", 0) -> Some(1L))
+        clock.set(5000L)
+        commitVersion(p, 1, ("a", 0) -> Some(2L))
+        val db = p.localStore.db
+        assert(TimestampedValue.timestamp(db.get(KeyCodec.rowBytes(key("a")))) == 5000L)
+        assert(TimestampedValue.timestamp(db.get(KeyCodec.rowBytes(key("b")))) == 1000L)
+        val log = p.checkpointFiles.openChangelog(2)
+        val records = log.readAll()
+        assert(records.size == 1)
+        assert(TimestampedValue.timestamp(records.head.asInstanceOf[Changelog.Put].value) == 5000L)
+      }
+    }
+  }
+
+  test("all of ttlstore's files live below ttlstore/ in the store's directory") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 7, snapshotAt = 4) }
+      val files = filesBelow(storeDir(dir))
+      assert(files.exists(_.endsWith(".snapshot")) && files.exists(_.endsWith(".sst")))
+      assert(files.forall(f => f.startsWith("ttlstore/") || f.startsWith(".")), files)
+    }
+  }
+
+  test("a later snapshot uploads only the SST files that changed") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitMany(p, 3, snapshotAt = 3)
+        val first = p.checkpointFiles.readManifest(3)
+        (3 until 6).foreach(v => commitVersion(p, v, (s"x$v", 0) -> Some(1L)))
+        p.doMaintenance()
+        val second = p.checkpointFiles.readManifest(6)
+        assert(first.sstFiles.nonEmpty)
+        assert(first.sstFiles.map(_.dfsName).toSet.subsetOf(second.sstFiles.map(_.dfsName).toSet))
+        assert(second.sstFiles.size > first.sstFiles.size)
+        assert(second.numRows == 6)
+      }
+    }
+  }
+
+  test("maintenance deletes the files that no retained version needs") {
+    withTempDir { dir =>
+      val conf = storeConf("spark.sql.streaming.minBatchesToRetain" -> "2",
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2")
+      withProvider(ttlProvider(dir, conf)) { p =>
+        (0 until 12).foreach { v =>
+          commitVersion(p, v, (s"k$v", 0) -> Some(1L), (s"k${v - 1}", 0) -> None)
+          p.doMaintenance()
+        }
+        val listing = p.checkpointFiles.listing()
+        assert(listing.changelogs.head >= 9, listing)
+        assert(listing.snapshots.head >= 9, listing)
+        val referenced = listing.snapshots.toSeq.flatMap(v =>
+          p.checkpointFiles.readManifest(v).sstFiles.map(_.dfsName)).toSet
+        val onDisk = p.checkpointFiles.sstFiles().map(_.getPath.getName).toSet
+        assert(onDisk == referenced)
+      }
+    }
+  }
+
+  test("a corrupted changelog fails the load, naming the file and version") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
+      val file = new File(ttlDir(dir), "2.changelog")
+      flipByte(file, file.length() / 2)
+      val e = loadError(dir, 3)
+      assert(e.errorName == "CHANGELOG_CORRUPTED", e.getMessage)
+      assert(e.getMessage.contains("2.changelog") && e.getMessage.contains("version 2"))
+    }
+  }
+
+  test("a truncated changelog fails the load, naming the file and version") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
+      val file = new File(ttlDir(dir), "3.changelog")
+      val f = new RandomAccessFile(file, "rw")
+      // Cut into the records: the last 21 bytes are lz4's own empty end block, which holds no data.
+      try f.setLength(file.length() - 30) finally f.close()
+      val e = loadError(dir, 3)
+      assert(Set("CHANGELOG_TRUNCATED", "CHANGELOG_CORRUPTED")(e.errorName), e.getMessage)
+      assert(e.getMessage.contains("3.changelog"))
+    }
+  }
+
+  test("a missing changelog fails the load, naming the file") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
+      assert(new File(ttlDir(dir), "2.changelog").delete())
+      val e = loadError(dir, 3)
+      assert(e.errorName == "CHANGELOG_MISSING" && e.getMessage.contains("2.changelog"))
+    }
+  }
+
+  test("a version beyond the checkpoint fails with the latest version named") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 2) }
+      val e = loadError(dir, 9)
+      assert(e.errorName == "STATE_VERSION_NOT_FOUND" && e.getMessage.contains("latest committed version: 2"))
+    }
+  }
+
+  test("a missing or damaged SST file fails the load, naming the file and the snapshot") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
+      val sst = new File(ttlDir(dir), "sst").listFiles().filter(_.getName.endsWith(".sst")).head
+      flipByte(sst, sst.length() / 2)
+      val damaged = loadError(dir, 3)
+      assert(damaged.errorName == "SST_CORRUPTED" && damaged.getMessage.contains(sst.getName))
+      assert(damaged.getMessage.contains("version 3"))
+      assert(sst.delete())
+      val missing = loadError(dir, 3)
+      assert(missing.errorName == "SST_MISSING" && missing.getMessage.contains(sst.getName))
+    }
+  }
+
+  test("a damaged snapshot file fails the load, naming it") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
+      val file = new File(ttlDir(dir), "3.snapshot")
+      val f = new RandomAccessFile(file, "rw")
+      try f.setLength(10) finally f.close()
+      val e = loadError(dir, 3)
+      assert(e.errorName == "SNAPSHOT_CORRUPTED" && e.getMessage.contains("3.snapshot"))
+    }
+  }
+
+  test("the committed state is never changed by a failed load") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
+      val file = new File(ttlDir(dir), "3.changelog")
+      val original = java.nio.file.Files.readAllBytes(file.toPath)
+      flipByte(file, file.length() / 2)
+      loadError(dir, 3)
+      java.nio.file.Files.write(file.toPath, original)
+      withProvider(ttlProvider(dir)) { fresh => assert(read(fresh, 3).size == 3) }
+    }
+  }
+
+  test("close releases the RocksDB instance and deletes the local working copy") {
+    withTempDir { dir =>
+      val p = ttlProvider(dir)
+      commitMany(p, 2)
+      val local = p.localStore.directory
+      val db = p.localStore.db
+      assert(local.exists())
+      p.close()
+      assert(!local.exists())
+      assert(db.isClosed)
+      withProvider(ttlProvider(dir)) { fresh => assert(read(fresh, 2).size == 2) }
+    }
+  }
+
+  test("loadEmpty starts the requested version with no rows") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitMany(p, 2)
+        val store = p.getStore(2, None, forceSnapshotOnCommit = false, loadEmpty = true)
+        assert(contents(store).isEmpty)
+        store.put(key("z"), value(1))
+        assert(store.commit() == 3)
+        assert(read(p, 3) == Map(("z", 0) -> 1L))
+      }
+    }
+  }
+
+  test("metrics report live rows, real memory and ttlstore's custom figures") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val store = p.getStore(0)
+        (1 to 100).foreach(i => store.put(key(s"k$i"), value(i)))
+        store.commit()
+        val m = store.metrics
+        assert(m.numKeys == 100)
+        assert(m.memoryUsedBytes > 0)
+        val byName = m.customMetrics.map { case (k, v) => k.name -> v }
+        assert(byName("ttlstoreChangelogBytes") > 0)
+        assert(StoreMetrics.all.map(_.name).toSet == byName.keySet)
+        assert(p.supportedCustomMetrics.map(_.name).toSet == byName.keySet)
+      }
+    }
+  }
+
+  test("the zero-argument constructor has no side effects (Spark's driver calls it for metrics)") {
+    val p = new TtlStateStoreProvider()
+    assert(p.supportedCustomMetrics.nonEmpty)
+    p.close()
+  }
+
+  test("an invalid or unknown setting fails init, naming the key") {
+    withTempDir { dir =>
+      val bad = intercept[TtlStoreException](ttlProvider(dir,
+        storeConf(TtlStoreConfig.BlockCacheSizeMb.key -> "lots")))
+      assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains("blockCacheSizeMB"))
+      val typo = intercept[TtlStoreException](ttlProvider(dir,
+        storeConf(TtlStoreConfig.Prefix + "blockCache" -> "1")))
+      assert(typo.errorName == "UNKNOWN_CONFIG")
+    }
+  }
+
+  test("what only transformWithState uses is refused with a clear error") {
+    withTempDir { dir =>
+      val cf = intercept[TtlStoreException] {
+        val p = new TtlStateStoreProvider()
+        p.init(StateStoreId(dir.getPath, 0, 0), keySchema, valueSchema,
+          NoPrefixKeyStateEncoderSpec(keySchema), useColumnFamilies = true, storeConf(),
+          new org.apache.hadoop.conf.Configuration(), useMultipleValuesPerKey = false, None)
+      }
+      assert(cf.errorName == "UNSUPPORTED_OPERATION" && cf.getMessage.contains("transformWithState"))
+      val range = intercept[TtlStoreException](newProvider(TtlProvider, dir,
+        spec = RangeKeyScanStateEncoderSpec(keySchema, Seq(1))))
+      assert(range.errorName == "UNSUPPORTED_OPERATION")
+      withProvider(ttlProvider(dir)) { p =>
+        val store = p.getStore(0)
+        assert(intercept[TtlStoreException](store.merge(key("a"), value(1))).errorName ==
+          "UNSUPPORTED_OPERATION")
+        assert(intercept[TtlStoreException](store.get(key("a"), "other")).errorName ==
+          "UNSUPPORTED_OPERATION")
+        assert(intercept[TtlStoreException](p.getStore(0, Some("id"), false, false)).errorName ==
+          "UNSUPPORTED_OPERATION")
+        store.abort()
+      }
+    }
+  }
+
+  test("a committed or aborted store refuses further changes") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val store = p.getStore(0)
+        store.commit()
+        assert(intercept[TtlStoreException](store.put(key("a"), value(1))).errorName ==
+          "STORE_NOT_UPDATING")
+        val readOnly = p.getReadStore(1)
+        assert(intercept[TtlStoreException](readOnly.asInstanceOf[StateStore].put(key("a"), value(1)))
+          .errorName == "READ_ONLY_STORE")
+        readOnly.release()
+      }
+    }
+  }
+}
