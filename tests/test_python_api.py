@@ -1,0 +1,105 @@
+"""The Python surface: configure(), jar_path(), the version, and the settings table."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+import ttlstore
+from conftest import ROOT
+
+
+def test_the_version_matches_the_bundled_jar():
+    jar = Path(ttlstore.jar_path())
+    assert jar.name == f"ttlstore-{ttlstore.__version__}.jar"
+    with zipfile.ZipFile(jar) as z:
+        manifest = z.read("META-INF/MANIFEST.MF").decode()
+        assert f"Implementation-Version: {ttlstore.__version__}" in manifest
+        assert "io/ttlstore/TtlStateStoreProvider.class" in z.namelist()
+        assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
+
+
+def test_configure_sets_the_provider_and_adds_the_jar():
+    builder = ttlstore.configure(SparkSession.builder)
+    assert builder._options[ttlstore.PROVIDER_CLASS_KEY] == "io.ttlstore.TtlStateStoreProvider"
+    assert builder._options["spark.jars"] == ttlstore.jar_path()
+
+
+def test_configure_keeps_jars_already_set_and_does_not_add_its_own_twice():
+    builder = SparkSession.Builder().config("spark.jars", "/opt/a.jar, /opt/b.jar")
+    builder = ttlstore.configure(ttlstore.configure(builder))
+    assert builder._options["spark.jars"].split(",") == ["/opt/a.jar", "/opt/b.jar", ttlstore.jar_path()]
+
+
+def test_configure_keeps_master_and_app_name_and_returns_the_same_builder():
+    builder = SparkSession.Builder().master("local[3]").appName("mine")
+    assert ttlstore.configure(builder) is builder
+    assert builder._options["spark.master"] == "local[3]"
+    assert builder._options["spark.app.name"] == "mine"
+
+
+def test_configure_translates_options_into_spark_settings():
+    builder = ttlstore.configure(SparkSession.Builder(), block_cache_size_mb=128, sst_compression="zstd")
+    assert builder._options["spark.sql.streaming.stateStore.ttlstore.blockCacheSizeMB"] == "128"
+    assert builder._options["spark.sql.streaming.stateStore.ttlstore.sstCompression"] == "zstd"
+
+
+def test_configure_rejects_what_is_not_a_builder():
+    with pytest.raises(TypeError, match="SparkSession.Builder"):
+        ttlstore.configure("local[*]")  # type: ignore[arg-type]
+
+
+def test_configure_rejects_unknown_options_and_wrong_types_naming_them():
+    with pytest.raises(TypeError, match="unknown option 'block_cache'.*block_cache_size_mb"):
+        ttlstore.configure(SparkSession.Builder(), block_cache=1)
+    with pytest.raises(TypeError, match="'block_cache_size_mb'.*must be a int.*'big'"):
+        ttlstore.configure(SparkSession.Builder(), block_cache_size_mb="big")
+    with pytest.raises(TypeError, match="must be a int"):
+        ttlstore.configure(SparkSession.Builder(), write_buffer_size_mb=True)
+
+
+def test_the_python_options_name_exactly_the_documented_keys_and_defaults():
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]*)` \|", text, flags=re.M))
+    assert documented, "docs/configuration.md lists no keys"
+    assert {key: default for key, default, _type in ttlstore.OPTIONS.values()} == documented
+
+
+def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, tmp_path: Path):
+    key = "spark.sql.streaming.stateStore.ttlstore.writeBufferSizeMB"
+    spark.conf.set(key, "0")
+    try:
+        (tmp_path / "in").mkdir()
+        (tmp_path / "in" / "a.json").write_text('{"k": "a"}\n')
+        query = (
+            spark.readStream.schema("k string").json(str(tmp_path / "in"))
+            .dropDuplicates(["k"])
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        with pytest.raises(Exception, match=r"INVALID_CONFIG.*writeBufferSizeMB"):
+            query.awaitTermination()
+    finally:
+        spark.conf.unset(key)
+
+
+def test_the_built_wheel_bundles_the_jar(tmp_path: Path):
+    import subprocess
+    import sys
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT / "python")],
+        check=True,
+    )
+    (wheel,) = tmp_path.glob("ttlstore-*.whl")
+    assert wheel.name.startswith(f"ttlstore-{ttlstore.__version__}-")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+    assert f"ttlstore/jars/ttlstore-{ttlstore.__version__}.jar" in names
+    assert "ttlstore/py.typed" in names
