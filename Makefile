@@ -56,7 +56,7 @@ test-python: install
 	$(PY) -m pytest tests -q
 
 demo: install
-	$(PY) python/ttlstore/demo.py
+	$(PY) -m ttlstore.demo
 
 bench: install
 	$(PY) tests/bench/run_bench.py

@@ -90,8 +90,9 @@ def run_rounds(
     checkpoint = workdir / "checkpoint"
     inputs = [workdir / f"input-{i}" for i in range(sources)]
     run = StreamRun(checkpoint=checkpoint)
-    spark.conf.set(ttlstore.PROVIDER_CLASS_KEY, provider)
-    for key, value in (extra_conf or {}).items():
+    settings = {ttlstore.PROVIDER_CLASS_KEY: provider, **(extra_conf or {})}
+    previous = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
         spark.conf.set(key, value)
     try:
         for index, round_rows in enumerate(rounds):
@@ -120,9 +121,12 @@ def run_rounds(
             run.outputs.append(emitted)
             run.last_progress = query.lastProgress
     finally:
-        spark.conf.unset(ttlstore.PROVIDER_CLASS_KEY)
-        for key in extra_conf or {}:
-            spark.conf.unset(key)
+        # Restore, not unset: unsetting would drop the session back to Spark's default provider.
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
     return run
 
 

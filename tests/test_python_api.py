@@ -71,6 +71,7 @@ def test_the_python_options_name_exactly_the_documented_keys_and_defaults():
 
 def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, tmp_path: Path):
     key = "spark.sql.streaming.stateStore.ttlstore.writeBufferSizeMB"
+    assert spark.conf.get(ttlstore.PROVIDER_CLASS_KEY) == ttlstore.PROVIDER_CLASS
     spark.conf.set(key, "0")
     try:
         (tmp_path / "in").mkdir()

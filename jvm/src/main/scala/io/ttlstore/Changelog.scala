@@ -29,10 +29,13 @@ object Changelog {
   private[ttlstore] val OpPut = 1
   private[ttlstore] val OpDelete = 2
 
-  /** Spark's codec by its short name (`spark.sql.streaming.stateStore.compression.codec`). */
+  /**
+   * Spark's codec named by `spark.sql.streaming.stateStore.compression.codec`: a short name, or
+   * the class name of one of Spark's codecs (Spark accepts both).
+   */
   def codec(name: String): CompressionCodec = {
     val conf = new SparkConf(false)
-    name.toLowerCase(java.util.Locale.ROOT) match {
+    shortName(name) match {
       case "lz4" => new LZ4CompressionCodec(conf)
       case "zstd" => new ZStdCompressionCodec(conf)
       case "snappy" => new SnappyCompressionCodec(conf)
@@ -40,6 +43,10 @@ object Changelog {
       case other => throw new IllegalArgumentException(s"unknown compression codec '$other'")
     }
   }
+
+  /** `org.apache.spark.io.ZStdCompressionCodec` -> `zstd`; short names stay as they are. */
+  def shortName(name: String): String =
+    name.split('.').last.stripSuffix("CompressionCodec").toLowerCase(java.util.Locale.ROOT)
 
   sealed trait Record
   final case class Put(key: Array[Byte], value: Array[Byte]) extends Record
@@ -54,7 +61,7 @@ final class ChangelogWriter(out: CheckpointFiles.AtomicOutput, codecName: String
   private val data: DataOutputStream = {
     out.stream.write(Magic)
     out.stream.write(FormatVersion)
-    val name = codecName.getBytes(StandardCharsets.US_ASCII)
+    val name = shortName(codecName).getBytes(StandardCharsets.US_ASCII)
     out.stream.write(name.length)
     out.stream.write(name)
     new DataOutputStream(new BufferedOutputStream(

@@ -38,7 +38,16 @@ object KeyCodec {
           "Spark 4.3 allows only on its own RocksDBStateStoreProvider.")
   }
 
-  private[ttlstore] def rowBytes(row: UnsafeRow): Array[Byte] = row.getBytes
+  /**
+   * A fresh copy of the row's bytes. `UnsafeRow.getBytes` may hand back the row's own buffer,
+   * which Spark reuses for the next row; keys we keep (the store's last-lookup memo) must not
+   * change under us.
+   */
+  private[ttlstore] def rowBytes(row: UnsafeRow): Array[Byte] = {
+    val out = new Array[Byte](row.getSizeInBytes)
+    row.writeToMemory(out, Platform.BYTE_ARRAY_OFFSET)
+    out
+  }
 
   private[ttlstore] def rowAt(numFields: Int, bytes: Array[Byte], offset: Int, length: Int)
       : UnsafeRow = {

@@ -41,6 +41,15 @@ class ChangelogSuite extends AnyFunSuite {
     }
   }
 
+  test("a codec given by Spark's class name is written under its short name") {
+    withTempDir { dir =>
+      val file = write(dir, "org.apache.spark.io.ZStdCompressionCodec")(_.delete(Array[Byte](1)))
+      val bytes = Files.readAllBytes(file.toPath)
+      assert(new String(bytes.slice(6, 10), "US-ASCII") == "zstd")
+      assert(read(file).readAll().size == 1)
+    }
+  }
+
   test("the header names the format and the codec in plain bytes") {
     withTempDir { dir =>
       val bytes = Files.readAllBytes(write(dir, "zstd")(_ => ()).toPath)

@@ -58,6 +58,23 @@ abstract class StateStoreContract(providerClass: String) extends AnyFunSuite {
     }
   }
 
+  test("a key row whose buffer the caller rewrites in place is seen as the new key") {
+    withTempDir { dir =>
+      withProvider(provider(dir)) { p =>
+        val store = p.getStore(0)
+        val reused = key("ann")
+        assert(!store.keyExists(reused))
+        store.put(reused, value(1))
+        reused.setInt(1, 9) // same buffer, another key: ("ann", 9)
+        assert(!store.keyExists(reused))
+        store.put(reused, value(2))
+        store.commit()
+        assert(store.metrics.numKeys == 2)
+        assert(read(p, 1) == Map(("ann", 0) -> 1L, ("ann", 9) -> 2L))
+      }
+    }
+  }
+
   test("commit returns the next version and every committed version can be loaded again") {
     withTempDir { dir =>
       withProvider(provider(dir)) { p =>

@@ -104,6 +104,28 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  test("maintenance running beside the task never loses or changes a committed version") {
+    withTempDir { dir =>
+      val conf = storeConf("spark.sql.streaming.minBatchesToRetain" -> "4",
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2")
+      val expected = withProvider(ttlProvider(dir, conf)) { p =>
+        @volatile var running = true
+        val maintenance = new Thread(() => while (running) p.doMaintenance())
+        maintenance.start()
+        val rows = try (0 until 40).map { v =>
+          commitVersion(p, v, (s"k$v", 0) -> Some(v.toLong), (s"k${v - 3}", 0) -> None)
+          (v + 1L) -> read(p, v + 1L)
+        } finally { running = false; maintenance.join() }
+        p.doMaintenance()
+        rows.toMap
+      }
+      assert(new File(ttlDir(dir), "sst").listFiles().nonEmpty)
+      withProvider(ttlProvider(dir, conf)) { fresh =>
+        (37L to 40L).foreach(v => assert(read(fresh, v) == expected(v), s"v$v"))
+      }
+    }
+  }
+
   test("a corrupted changelog fails the load, naming the file and version") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
