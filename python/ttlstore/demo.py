@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
         SparkSession.builder.master("local[*]")
         .appName("ttlstore-demo")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
     )
     if log_conf.is_file():
@@ -100,6 +101,8 @@ def main(argv: list[str] | None = None) -> None:
                 printed += 1
             time.sleep(0.2)
     finally:
+        # Stopping interrupts the batch in flight, which Spark logs as errors: not news here.
+        spark.sparkContext.setLogLevel("OFF")
         query.stop()
         spark.stop()
     print(f"\nDone: the state holds every user seen so far, so it grew with every batch.")
