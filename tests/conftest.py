@@ -17,7 +17,6 @@ import ttlstore
 
 ROOT = Path(__file__).resolve().parent.parent
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 TTL_PROVIDER = ttlstore.PROVIDER_CLASS
 
 # Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).
@@ -58,9 +57,6 @@ class StreamRun:
     last_progress: dict | None = None
     checkpoint: Path | None = None
     schema: StructType | None = None
-
-    def rows(self, round_index: int) -> list[Row]:
-        return self.outputs[round_index]
 
 
 def write_round(directory: Path, round_index: int, rows: list[dict]) -> None:
@@ -128,8 +124,3 @@ def run_rounds(
             else:
                 spark.conf.set(key, value)
     return run
-
-
-def state_files(checkpoint: Path) -> list[str]:
-    """Names of every file below the checkpoint's state directory."""
-    return sorted(p.relative_to(checkpoint).as_posix() for p in (checkpoint / "state").rglob("*") if p.is_file())

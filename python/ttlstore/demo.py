@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         spark.sparkContext.setLogLevel("OFF")
         query.stop()
         spark.stop()
-    print(f"\nDone: the state holds every user seen so far, so it grew with every batch.")
+    print("\nDone: the state holds every user seen so far, so it grew with every batch.")
 
 
 if __name__ == "__main__":

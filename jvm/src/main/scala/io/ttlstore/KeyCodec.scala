@@ -24,7 +24,6 @@ sealed trait KeyCodec {
   def encode(key: UnsafeRow): Array[Byte]
   def decode(stored: Array[Byte]): UnsafeRow
   def encodePrefix(prefix: UnsafeRow): Array[Byte]
-  def supportsPrefixScan: Boolean
 }
 
 object KeyCodec {
@@ -64,7 +63,6 @@ final class WholeKeyCodec(numFields: Int) extends KeyCodec {
   override def encodePrefix(prefix: UnsafeRow): Array[Byte] =
     throw TtlStoreErrors.unsupportedOperation("prefixScan",
       "the operator declared its state keys without a prefix (NoPrefixKeyStateEncoderSpec).")
-  override def supportsPrefixScan: Boolean = false
 }
 
 final class PrefixKeyCodec(keySchema: StructType, numColsPrefixKey: Int) extends KeyCodec {
@@ -108,8 +106,6 @@ final class PrefixKeyCodec(keySchema: StructType, numColsPrefixKey: Int) extends
     prefix.writeToMemory(out, Platform.BYTE_ARRAY_OFFSET + 4)
     out
   }
-
-  override def supportsPrefixScan: Boolean = true
 
   private def writeInt(out: Array[Byte], v: Int): Unit = {
     out(0) = (v >>> 24).toByte; out(1) = (v >>> 16).toByte

@@ -28,7 +28,7 @@ final class RocksDbHandle private (
     cfOptions: ColumnFamilyOptions,
     handles: Seq[ColumnFamilyHandle]) extends AutoCloseable {
 
-  private val legacyFamily = handles(0)
+  // handles(0) is the legacy family: reserved for the format upgrade, unused until then.
   private val timestampedFamily = handles(1)
   private val writeOptions = new WriteOptions().setDisableWAL(true)
   private val readOptions = new ReadOptions()
@@ -78,12 +78,6 @@ final class RocksDbHandle private (
       longProperty("rocksdb.estimate-table-readers-mem")
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
-
-  /** True while the legacy (plain-format) column family holds any row. */
-  def hasLegacyRows: Boolean = {
-    val it = db.newIterator(legacyFamily, readOptions)
-    try { it.seekToFirst(); it.isValid } finally it.close()
-  }
 
   def isClosed: Boolean = closed
 

@@ -19,10 +19,6 @@ final class SnapshotUploader(files: CheckpointFiles) {
   private var lineage = 0L
   private var uploaded = Map.empty[String, SstFile]
   private var pending: Option[Pending] = None
-  @volatile private var lastUploaded: Long = -1L
-
-  def lastUploadedVersion: Long = lastUploaded
-
   def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
     lineage += 1
     uploaded = restored.map(m => m.sstFiles.map(f => f.localName -> f).toMap).getOrElse(Map.empty)
@@ -34,8 +30,6 @@ final class SnapshotUploader(files: CheckpointFiles) {
     pending.foreach(p => FileUtils.deleteQuietly(p.dir))
     pending = Some(Pending(version, numRows, dir, lineage))
   }
-
-  def hasPending: Boolean = synchronized(pending.isDefined)
 
   /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
   def uploadPending(): Option[Upload] = {
@@ -51,7 +45,6 @@ final class SnapshotUploader(files: CheckpointFiles) {
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
         }
-        lastUploaded = math.max(lastUploaded, p.version)
         Upload(p.version, bytes, (System.nanoTime() - start) / 1000000L)
       } finally FileUtils.deleteQuietly(p.dir)
     }

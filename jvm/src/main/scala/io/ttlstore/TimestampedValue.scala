@@ -50,13 +50,6 @@ object TimestampedValue {
 
   def rowLength(stored: Array[Byte]): Int = stored.length - TimestampBytes
 
-  /** The same value with another timestamp; the row bytes are shared by copy, never mutated. */
-  def withTimestamp(stored: Array[Byte], timestamp: Long): Array[Byte] = {
-    val out = stored.clone()
-    writeTimestamp(out, timestamp)
-    out
-  }
-
   private def writeTimestamp(out: Array[Byte], timestamp: Long): Unit = {
     var i = TimestampBytes - 1
     var v = timestamp
