@@ -17,4 +17,5 @@ OPTIONS: dict[str, tuple[str, str, type]] = {
     "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "16", int),
     "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", int),
     "sst_compression": (PREFIX + "sstCompression", "lz4", str),
+    "known_keys_capacity": (PREFIX + "knownKeysCapacity", "100000", int),
 }

@@ -28,6 +28,8 @@ final class LocalStore(
   private var rows: Long = 0L
   /** The newest version for which a snapshot exists or is queued for upload. */
   private var lastSnapshotVersion: Long = 0L
+  /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
+  val knownKeys = new KnownKeys(settings.knownKeysCapacity)
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
@@ -36,12 +38,13 @@ final class LocalStore(
 
   /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
   def load(version: Long, loadEmpty: Boolean): Int = {
+    if (handle != null && version == loadedVersion && !loadEmpty) return 0
+    // The DB is about to change other than through the stores' recorded puts and removes.
+    knownKeys.clear()
     if (loadEmpty) {
       restore(None)
       loadedVersion = version
       lastSnapshotVersion = version
-      0
-    } else if (handle != null && version == loadedVersion) {
       0
     } else {
       val listing = files.listing()
@@ -64,6 +67,7 @@ final class LocalStore(
   def committed(version: Long, numRows: Long): Unit = {
     loadedVersion = version
     rows = numRows
+    knownKeys.clear()
   }
 
   /** Forgets the loaded version: the DB has changes that were not committed. */

@@ -24,9 +24,15 @@ object TimestampedValue {
 
   /** Builds the stored value from a timestamp and the row bytes at `base[offset, offset+len)`. */
   def encode(timestamp: Long, rowBytes: Array[Byte], offset: Int, length: Int): Array[Byte] = {
-    val out = new Array[Byte](TimestampBytes + length)
-    writeTimestamp(out, timestamp)
+    val out = allocate(timestamp, length)
     System.arraycopy(rowBytes, offset, out, TimestampBytes, length)
+    out
+  }
+
+  /** A stored value with the timestamp written and `rowLength` bytes at [[rowOffset]] to fill. */
+  def allocate(timestamp: Long, rowLength: Int): Array[Byte] = {
+    val out = new Array[Byte](TimestampBytes + rowLength)
+    writeTimestamp(out, timestamp)
     out
   }
 

@@ -6,6 +6,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.unsafe.Platform
 import org.rocksdb.RocksIterator
 
 import io.ttlstore.StoreLifecycle._
@@ -34,13 +35,6 @@ final class TtlStore(
   private val now = context.clock.millis()
   private val openIterators = mutable.Set.empty[RocksIterator]
   private var committedFigures = TtlStore.CommitFigures(0L, 0L)
-  /**
-   * The last key looked up and whether it existed. Operators read a key right before they write
-   * it (aggregation: get then put; dedup: keyExists then put), so the existence check that keeps
-   * the row count exact is answered from here instead of a second RocksDB read.
-   */
-  private var lastKey: Array[Byte] = _
-  private var lastKeyExists = false
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
@@ -58,7 +52,7 @@ final class TtlStore(
     checkOpen("get")
     val k = keyCodec.encode(key)
     val stored = local.db.get(k)
-    remember(k, stored != null)
+    local.knownKeys.record(k, stored != null)
     if (stored == null) null else valueRow(stored)
   }
 
@@ -88,11 +82,12 @@ final class TtlStore(
     checkWritable("put")
     require(value != null, "Cannot put a null value")
     val k = keyCodec.encode(key)
-    val v = TimestampedValue.encode(now, value.getBytes)
+    val v = TimestampedValue.allocate(now, value.getSizeInBytes)
+    value.writeToMemory(v, Platform.BYTE_ARRAY_OFFSET + TimestampedValue.rowOffset)
     if (!exists(k)) rows += 1
     local.db.put(k, v)
     changelogWriter().put(k, v)
-    remember(k, found = true)
+    local.knownKeys.record(k, exists = true)
   }
 
   override def remove(key: UnsafeRow, colFamilyName: String): Unit = {
@@ -103,7 +98,7 @@ final class TtlStore(
       rows -= 1
       local.db.delete(k)
       changelogWriter().delete(k)
-      remember(k, found = false)
+      local.knownKeys.record(k, exists = false)
     }
   }
 
@@ -191,17 +186,14 @@ final class TtlStore(
 
   private def refuse(what: String): Nothing = throw TtlStore.unsupported(what)
 
-  private def exists(k: Array[Byte]): Boolean =
-    if (lastKey != null && java.util.Arrays.equals(lastKey, k)) lastKeyExists
-    else {
+  /** Whether the key exists: from this version's earlier reads if known, else from RocksDB. */
+  private def exists(k: Array[Byte]): Boolean = local.knownKeys.lookup(k) match {
+    case KnownKeys.Exists => true
+    case KnownKeys.Absent => false
+    case _ =>
       val found = local.db.mayExist(k) && local.db.get(k) != null
-      remember(k, found)
+      local.knownKeys.record(k, found)
       found
-    }
-
-  private def remember(k: Array[Byte], found: Boolean): Unit = {
-    lastKey = k
-    lastKeyExists = found
   }
 
   private def valueRow(stored: Array[Byte]): UnsafeRow =

@@ -31,7 +31,8 @@ final case class TtlStoreSettings(
     blockCacheSizeMb: Long,
     writeBufferSizeMb: Int,
     bloomFilterBitsPerKey: Int,
-    sstCompression: String)
+    sstCompression: String,
+    knownKeysCapacity: Int)
 
 /**
  * The table of ttlstore's settings. Spark passes a provider every explicitly set session conf that
@@ -80,8 +81,16 @@ object TtlStoreConfig {
     "one of lz4, zstd, snappy, none",
     s => oneOf("lz4", "zstd", "snappy", "none")(s).map(_.toLowerCase(Locale.ROOT)))
 
-  val all: Seq[ConfigKey[_]] =
-    Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb, BloomFilterBitsPerKey, SstCompression)
+  val KnownKeysCapacity: ConfigKey[Int] = ConfigKey(
+    "knownKeysCapacity", 100000,
+    "Keys per store whose existence one batch remembers from its reads, so that writing a key " +
+      "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 100 bytes " +
+      "each). 0 turns it off.",
+    "a whole number from 0 to 10000000",
+    s => positiveLong(0, 10000000)(s).map(_.toInt))
+
+  val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
+    BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity)
 
   /** Parses the explicitly set confs; any key under our prefix that we do not know is an error. */
   def parse(sqlConfs: Map[String, String]): TtlStoreSettings = {
@@ -93,7 +102,8 @@ object TtlStoreConfig {
       blockCacheSizeMb = BlockCacheSizeMb.readFrom(sqlConfs),
       writeBufferSizeMb = WriteBufferSizeMb.readFrom(sqlConfs),
       bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
-      sstCompression = SstCompression.readFrom(sqlConfs))
+      sstCompression = SstCompression.readFrom(sqlConfs),
+      knownKeysCapacity = KnownKeysCapacity.readFrom(sqlConfs))
   }
 
   /** The configuration reference, as `docs/configuration.md` holds it (a test keeps them equal). */

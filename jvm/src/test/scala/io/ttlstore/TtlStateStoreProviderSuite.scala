@@ -59,6 +59,57 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  Seq(0, 3, 100000).foreach { capacity =>
+    test(s"row counts stay exact when writes rely on earlier reads (knownKeysCapacity=$capacity)") {
+      withTempDir { dir =>
+        val conf = storeConf(TtlStoreConfig.KnownKeysCapacity.key -> capacity.toString)
+        withProvider(ttlProvider(dir, conf)) { p =>
+          commitVersion(p, 0, ("a", 0) -> Some(1L), ("b", 0) -> Some(1L))
+          val readStore = p.getReadStore(1)
+          assert(readStore.get(key("a")) != null)
+          assert(readStore.get(key("c")) == null)
+          assert(!readStore.keyExists(key("d")))
+          val store = p.upgradeReadStoreToWriteStore(readStore, 1)
+          store.put(key("a"), value(2)) // existed: no new row
+          store.put(key("c"), value(1)) // was absent: one new row
+          store.remove(key("d")) // absent: nothing to remove
+          store.remove(key("b")) // existed, never read: one row less
+          store.put(key("c"), value(3)) // now exists
+          store.remove(key("c"))
+          store.put(key("e"), value(1))
+          store.commit()
+          assert(store.metrics.numKeys == 2)
+          assert(read(p, 2) == Map(("a", 0) -> 2L, ("e", 0) -> 1L))
+        }
+      }
+    }
+  }
+
+  test("an aborted version leaves nothing behind that would miscount the next one") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitVersion(p, 0, ("kept", 0) -> Some(1L))
+        // An aborted put must not make the key count as existing in the next attempt...
+        val abortedPut = p.getStore(1)
+        abortedPut.put(key("new"), value(1))
+        abortedPut.abort()
+        val retriedPut = p.getStore(1)
+        retriedPut.put(key("new"), value(1))
+        retriedPut.commit()
+        assert(retriedPut.metrics.numKeys == 2)
+        // ...nor an aborted remove make it count as absent.
+        val abortedRemove = p.getStore(2)
+        abortedRemove.remove(key("kept"))
+        abortedRemove.abort()
+        val retriedRemove = p.getStore(2)
+        retriedRemove.remove(key("kept"))
+        retriedRemove.commit()
+        assert(retriedRemove.metrics.numKeys == 1)
+        assert(read(p, 3) == Map(("new", 0) -> 1L))
+      }
+    }
+  }
+
   test("all of ttlstore's files live below ttlstore/ in the store's directory") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p => commitMany(p, 7, snapshotAt = 4) }

@@ -8,7 +8,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreConfig._
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4"))
+    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4", 100000))
   }
 
   test("set keys are parsed, case-insensitively for names of things") {
