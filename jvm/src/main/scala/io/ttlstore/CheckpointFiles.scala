@@ -25,8 +25,14 @@ final case class SnapshotManifest(
     sstFiles: Seq[SstFile],
     createdAtMs: Long)
 
+/** When a snapshot file was written and how long it is: a rewritten file has another stamp. */
+final case class FileStamp(modificationTime: Long, length: Long)
+
 /** The committed versions found in a store's checkpoint directory. */
-final case class Listing(changelogs: SortedSet[Long], snapshots: SortedSet[Long]) {
+final case class Listing(
+    changelogs: SortedSet[Long],
+    snapshots: SortedSet[Long],
+    snapshotStamps: Map[Long, FileStamp] = Map.empty) {
   def latest: Option[Long] = (changelogs ++ snapshots).lastOption
 }
 
@@ -49,17 +55,21 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
   val sstDir: Path = new Path(root, "sst")
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
   @volatile private var dirsCreated = false
+  private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
 
   def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
   def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")
   def sstPath(dfsName: String): Path = new Path(sstDir, dfsName)
 
   def listing(): Listing = {
-    val names = if (fm.exists(root)) fm.list(root).map(_.getPath.getName).toSeq else Nil
-    def versions(suffix: String) = SortedSet(names.flatMap { n =>
-      if (n.endsWith(suffix)) n.stripSuffix(suffix).toLongOption else None
-    }: _*)
-    Listing(versions(".changelog"), versions(".snapshot"))
+    val statuses = if (fm.exists(root)) fm.list(root).toSeq else Nil
+    def versions(suffix: String): Seq[(Long, FileStatus)] = statuses.flatMap { s =>
+      val n = s.getPath.getName
+      if (n.endsWith(suffix)) n.stripSuffix(suffix).toLongOption.map(_ -> s) else None
+    }
+    val snapshots = versions(".snapshot")
+    Listing(SortedSet(versions(".changelog").map(_._1): _*), SortedSet(snapshots.map(_._1): _*),
+      snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap)
   }
 
   def createAtomic(path: Path): AtomicOutput = {
@@ -120,6 +130,16 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
   def readManifest(version: Long): SnapshotManifest =
     readSnapshot(version, entry => if (entry == ManifestEntry) None else Some(null))
 
+  /**
+   * The manifest of the snapshot of `version` as listed with `stamp`, read once per stamp:
+   * maintenance asks for the same retained snapshots on every run. Entries of snapshots that are
+   * no longer listed are dropped.
+   */
+  def manifest(version: Long, stamp: FileStamp, listed: Listing): SnapshotManifest = {
+    manifests.keySet.removeIf(k => !listed.snapshotStamps.get(k._1).contains(k._2))
+    manifests.computeIfAbsent((version, stamp), _ => readManifest(version))
+  }
+
   /** Restores the snapshot of `version` into the empty directory `targetDir`. */
   def downloadSnapshot(version: Long, targetDir: File): SnapshotManifest = {
     val manifest = readSnapshot(version, entry => Some(new File(targetDir, entry.stripPrefix(DbEntryPrefix))))
@@ -140,10 +160,6 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
   }
 
   def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil
-
-  def modificationTime(path: Path): Option[Long] =
-    Option(fm.list(path.getParent, (p: Path) => p.getName == path.getName))
-      .flatMap(_.headOption).map(_.getModificationTime)
 
   def delete(path: Path): Unit = fm.delete(path)
 

@@ -32,7 +32,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
   private var clock: Clock = SystemClock
 
   private var lastLoadFigures = TtlStore.LoadFigures(0L, 0)
-  private var maintenanceFigures = TtlStore.MaintenanceFigures(0L, 0L, 0L)
+  private var maintenanceFigures = TtlStore.NoMaintenance
 
   override def init(
       stateStoreId: StateStoreId,
@@ -188,7 +188,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
 
   private def takeMaintenanceFigures(): TtlStore.MaintenanceFigures = synchronized {
     val figures = maintenanceFigures
-    maintenanceFigures = TtlStore.MaintenanceFigures(0L, 0L, 0L)
+    maintenanceFigures = TtlStore.NoMaintenance
     figures
   }
 

@@ -34,7 +34,7 @@ final class TtlStore(
   /** "Now" for this version: taken once, so that one batch sees one time. */
   private val now = context.clock.millis()
   private val openIterators = mutable.Set.empty[RocksIterator]
-  private var committedFigures = TtlStore.CommitFigures(0L, 0L)
+  private var committedFigures = TtlStore.CommitFigures(0L, 0L, TtlStore.NoMaintenance)
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
@@ -113,7 +113,8 @@ final class TtlStore(
       lifecycle = Committed
       context.afterCommit(newVersion, forceSnapshotOnCommit)
       context.reportCommit(newVersion)
-      committedFigures = TtlStore.CommitFigures(bytes, (System.nanoTime() - start) / 1000000L)
+      committedFigures = TtlStore.CommitFigures(bytes, (System.nanoTime() - start) / 1000000L,
+        context.takeMaintenanceFigures())
       newVersion
     } catch {
       case e: Throwable =>
@@ -141,7 +142,7 @@ final class TtlStore(
   override def hasCommitted: Boolean = lifecycle == Committed
 
   override def metrics: StateStoreMetrics = {
-    val maintenance = context.takeMaintenanceFigures()
+    val maintenance = committedFigures.maintenance
     val custom: Map[StateStoreCustomMetric, Long] = Map(
       StoreMetrics.CommitLatencyMs -> committedFigures.latencyMs,
       StoreMetrics.ChangelogBytes -> committedFigures.changelogBytes,
@@ -277,9 +278,11 @@ object TtlStore {
     def takeMaintenanceFigures(): MaintenanceFigures
   }
 
-  final case class CommitFigures(changelogBytes: Long, latencyMs: Long)
+  /** What a commit did, and the maintenance finished since the previous commit. */
+  final case class CommitFigures(changelogBytes: Long, latencyMs: Long, maintenance: MaintenanceFigures)
   final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int)
   final case class MaintenanceFigures(snapshots: Long, bytes: Long, latencyMs: Long)
+  val NoMaintenance: MaintenanceFigures = MaintenanceFigures(0L, 0L, 0L)
 
   def unsupported(what: String): TtlStoreException = TtlStoreErrors.unsupportedOperation(what,
     "it is used only by transformWithState and stream-stream join state formats 3/4, which " +

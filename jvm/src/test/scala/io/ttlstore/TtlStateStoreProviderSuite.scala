@@ -299,6 +299,44 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  test("the next commit reports the snapshot that maintenance uploaded, however often asked") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val first = p.getStore(0, None, forceSnapshotOnCommit = true, loadEmpty = false)
+        first.put(key("a"), value(1))
+        first.commit()
+        p.doMaintenance()
+        val next = p.getStore(1)
+        next.commit()
+        def uploaded = next.metrics.customMetrics.collectFirst {
+          case (m, v) if m.name == "ttlstoreSnapshotsUploaded" => v
+        }
+        assert(uploaded.contains(1L))
+        assert(uploaded.contains(1L))
+        assert(commitVersion(p, 2) == 3)
+      }
+    }
+  }
+
+  test("a snapshot rewritten for the same version is read again, not served from memory") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val files = p.checkpointFiles
+        val local = p.localStore
+        commitVersion(p, 0, ("a", 0) -> Some(1L))
+        local.snapshot(1)
+        p.doMaintenance()
+        assert(files.manifest(1, files.listing().snapshotStamps(1), files.listing()).numRows == 1)
+        // A retried batch commits version 1 again, differently, and snapshots it again.
+        commitVersion(p, 0, ("a", 0) -> Some(1L), ("b", 0) -> Some(1L))
+        local.snapshot(1)
+        p.doMaintenance()
+        val listing = files.listing()
+        assert(files.manifest(1, listing.snapshotStamps(1), listing).numRows == 2)
+      }
+    }
+  }
+
   test("the zero-argument constructor has no side effects (Spark's driver calls it for metrics)") {
     val p = new TtlStateStoreProvider()
     assert(p.supportedCustomMetrics.nonEmpty)
