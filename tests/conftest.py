@@ -55,6 +55,7 @@ class StreamRun:
 
     outputs: list[list[Row]] = field(default_factory=list)
     last_progress: dict | None = None
+    progress: list[dict | None] = field(default_factory=list)
     checkpoint: Path | None = None
     schema: StructType | None = None
 
@@ -77,21 +78,26 @@ def run_rounds(
     output_mode: str,
     sources: int = 1,
     extra_conf: dict[str, str] | None = None,
+    round_conf: Callable[[int], dict[str, str]] | None = None,
 ) -> StreamRun:
     """Runs `build(*streams)` once per round, each time restarted from the same checkpoint.
 
     Each round adds one file per source and runs the query with ``availableNow``, so every round is
-    exactly one micro-batch and the query stops and restarts between batches.
+    exactly one micro-batch and the query stops and restarts between batches. ``round_conf(i)``
+    gives settings for round ``i`` only (such as the test clock), applied before it starts.
     """
     checkpoint = workdir / "checkpoint"
     inputs = [workdir / f"input-{i}" for i in range(sources)]
     run = StreamRun(checkpoint=checkpoint)
     settings = {ttlstore.PROVIDER_CLASS_KEY: provider, **(extra_conf or {})}
-    previous = {key: spark.conf.get(key, None) for key in settings}
+    per_round = [round_conf(i) for i in range(len(rounds))] if round_conf else []
+    previous = {key: spark.conf.get(key, None) for key in {*settings, *(k for c in per_round for k in c)}}
     for key, value in settings.items():
         spark.conf.set(key, value)
     try:
         for index, round_rows in enumerate(rounds):
+            for key, value in (per_round[index] if per_round else {}).items():
+                spark.conf.set(key, value)
             per_source = round_rows if sources > 1 else (round_rows,)
             for directory, rows in zip(inputs, per_source):
                 write_round(directory, index, list(rows))
@@ -116,6 +122,7 @@ def run_rounds(
             query.awaitTermination()
             run.outputs.append(emitted)
             run.last_progress = query.lastProgress
+            run.progress.append(query.lastProgress)
     finally:
         # Restore, not unset: unsetting would drop the session back to Spark's default provider.
         for key, value in previous.items():

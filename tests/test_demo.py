@@ -1,4 +1,4 @@
-"""The demo job (`make demo`) runs on ttlstore, prints one table row per batch and stops by itself."""
+"""The demo job (`make demo`): the same job without and with TTL, side by side, and a chart."""
 
 from __future__ import annotations
 
@@ -9,17 +9,22 @@ from pathlib import Path
 from conftest import ROOT
 
 
-def test_the_demo_prints_a_row_per_batch_and_stops_by_itself(tmp_path: Path):
+def test_the_demo_shows_state_growing_without_ttl_and_bounded_with_it(tmp_path: Path):
+    per_batch = 2000
     done = subprocess.run(
-        [sys.executable, "-m", "ttlstore.demo", "--batches", "3", "--rows-per-batch", "2000",
-         "--users", "3000", "--output", str(tmp_path / "demo")],
+        [sys.executable, "-m", "ttlstore.demo", "--batches", "4", "--rows-per-batch", str(per_batch),
+         "--users", "1000000", "--ttl", "1ms", "--output", str(tmp_path / "demo")],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    header = next(i for i, line in enumerate(lines) if "state rows" in line)
-    rows = [line.split() for line in lines[header + 1 : header + 4]]
-    assert [r[0] for r in rows] == ["0", "1", "2"]
-    state_rows = [int(r[3].replace(",", "")) for r in rows]
-    assert 0 < state_rows[0] < state_rows[1] < state_rows[2] <= 3000
-    assert list((tmp_path / "demo" / "checkpoint" / "state").rglob("ttlstore/*.changelog"))
+    header = next(i for i, line in enumerate(lines) if "state rows, TTL" in line)
+    rows = [line.split() for line in lines[header + 1 : header + 5]]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3"]
+    plain = [int(r[2].replace(",", "")) for r in rows]
+    ttl = [int(r[3].replace(",", "")) for r in rows]
+    assert 0 < plain[0] < plain[1] < plain[2] < plain[3]
+    # With a 1 ms TTL each batch's rows have expired by the next commit: only one batch is kept.
+    assert all(0 < n <= per_batch for n in ttl) and ttl[3] < plain[3] / 2
+    assert (tmp_path / "demo" / "state-rows.png").stat().st_size > 1000
+    assert list((tmp_path / "demo" / "checkpoint-ttl" / "state").rglob("ttlstore/*.changelog"))

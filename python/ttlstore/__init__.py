@@ -7,12 +7,17 @@ ttlstore::
     import ttlstore
 
     spark = ttlstore.configure(SparkSession.builder.master("local[*]")).getOrCreate()
+
+and state that forgets what was not written for an hour::
+
+    spark = ttlstore.configure(SparkSession.builder, ttl=timedelta(hours=1)).getOrCreate()
 """
 
 from __future__ import annotations
 
 from ttlstore._config import OPTIONS, PREFIX, PROVIDER_CLASS, PROVIDER_CLASS_KEY
-from ttlstore._session import configure, jar_path, spark_options
+from ttlstore._session import apply_ttl, configure, jar_path, operator_options, spark_options
+from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, duration_ms
 from ttlstore._version import __version__
 
 __all__ = [
@@ -20,8 +25,15 @@ __all__ = [
     "PREFIX",
     "PROVIDER_CLASS",
     "PROVIDER_CLASS_KEY",
+    "StateTtlConfig",
+    "StateVisibility",
+    "TimeCharacteristic",
+    "UpdateType",
     "__version__",
+    "apply_ttl",
     "configure",
+    "duration_ms",
     "jar_path",
+    "operator_options",
     "spark_options",
 ]

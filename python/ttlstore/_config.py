@@ -6,16 +6,31 @@ generated from it, and a test checks that this module names exactly the keys and
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 PREFIX = "spark.sql.streaming.stateStore.ttlstore."
 PROVIDER_CLASS = "io.ttlstore.TtlStateStoreProvider"
 PROVIDER_CLASS_KEY = "spark.sql.streaming.stateStore.providerClass"
+EXTENSIONS_CLASS = "io.ttlstore.TtlStoreExtensions"
+EXTENSIONS_KEY = "spark.sql.extensions"
 
-#: Python option name -> (Spark key, default as Spark shows it, expected Python type)
-OPTIONS: dict[str, tuple[str, str, type]] = {
-    "local_dir": (PREFIX + "localDir", "(unset)", str),
-    "block_cache_size_mb": (PREFIX + "blockCacheSizeMB", "64", int),
-    "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "16", int),
-    "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", int),
-    "sst_compression": (PREFIX + "sstCompression", "lz4", str),
-    "known_keys_capacity": (PREFIX + "knownKeysCapacity", "100000", int),
+#: Python option name -> (Spark key, default as Spark shows it, accepted Python types)
+OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
+    "local_dir": (PREFIX + "localDir", "(unset)", (str,)),
+    "block_cache_size_mb": (PREFIX + "blockCacheSizeMB", "64", (int,)),
+    "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "16", (int,)),
+    "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", (int,)),
+    "sst_compression": (PREFIX + "sstCompression", "lz4", (str,)),
+    "known_keys_capacity": (PREFIX + "knownKeysCapacity", "100000", (int,)),
+    "ttl": (PREFIX + "ttl", "0", (timedelta, str, int)),
+    "update_type": (PREFIX + "updateType", "OnCreateAndWrite", (str,)),
+    "state_visibility": (PREFIX + "stateVisibility", "NeverReturnExpired", (str,)),
+    "time_characteristic": (PREFIX + "timeCharacteristic", "ProcessingTime", (str,)),
+    "event_time_column": (PREFIX + "eventTimeColumn", "(unset)", (str,)),
+    "allow_ttl_on_stream_stream_join": (PREFIX + "allowTtlOnStreamStreamJoin", "false", (bool,)),
+    "sweep_rows_per_commit": (PREFIX + "sweepRowsPerCommit", "100000", (int,)),
+    "testing_clock_ms": (PREFIX + "testing.clockMs", "(unset)", (int,)),
 }
+
+#: The options that can also be set per operator and per store (``StateTtlConfig`` fields).
+SCOPED_OPTIONS = ("ttl", "update_type", "state_visibility", "time_characteristic", "event_time_column")

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Tuple, Union
 
 from pyspark.sql import SparkSession
 
-from ttlstore._config import OPTIONS, PROVIDER_CLASS, PROVIDER_CLASS_KEY
+from ttlstore._config import (
+    EXTENSIONS_CLASS,
+    EXTENSIONS_KEY,
+    OPTIONS,
+    PROVIDER_CLASS,
+    PROVIDER_CLASS_KEY,
+)
+from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
 from ttlstore._version import __version__
 
 _JARS_KEY = "spark.jars"
@@ -32,48 +39,132 @@ def jar_path() -> str:
     return str(jar)
 
 
+_ENUMS = {
+    "update_type": UpdateType,
+    "state_visibility": StateVisibility,
+    "time_characteristic": TimeCharacteristic,
+}
+
+#: configure()'s keyword for per-operator TTL configs: operator id, or (operator id, store name).
+OperatorKey = Union[int, Tuple[int, str]]
+
+
+def _spark_value(name: str, value: Any) -> str:
+    """One option's value as Spark reads it; raises TypeError/ValueError naming the option."""
+    key, _default, expected = OPTIONS[name]
+    if value is None or (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
+        kinds = " or ".join(t.__name__ for t in expected)
+        raise TypeError(f"ttlstore option '{name}' ({key}) must be a {kinds}, got {type(value).__name__}: {value!r}")
+    if name == "ttl":
+        return str(duration_ms(value))
+    if name in _ENUMS:
+        return _enum(_ENUMS[name], value, name).value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def spark_options(**options: Any) -> dict[str, str]:
     """Translate ttlstore's Python options into Spark settings.
 
-    :param options: any of :data:`ttlstore.OPTIONS` (for example ``block_cache_size_mb=128``).
+    :param options: any of :data:`ttlstore.OPTIONS` (for example ``block_cache_size_mb=128`` or
+        ``ttl=timedelta(hours=1)``).
     :raises TypeError: for an unknown option or a value of the wrong type.
+    :raises ValueError: for a value of the right type that is not allowed (a negative TTL, an
+        unknown update type).
 
-    >>> spark_options(sst_compression="zstd")
-    {'spark.sql.streaming.stateStore.ttlstore.sstCompression': 'zstd'}
+    >>> spark_options(sst_compression="zstd", ttl="10 minutes")
+    {'spark.sql.streaming.stateStore.ttlstore.sstCompression': 'zstd', 'spark.sql.streaming.stateStore.ttlstore.ttl': '600000'}
     """
     settings: dict[str, str] = {}
     for name, value in options.items():
         if name not in OPTIONS:
             known = ", ".join(sorted(OPTIONS))
             raise TypeError(f"ttlstore.configure() got an unknown option '{name}'; known: {known}")
-        key, _default, expected = OPTIONS[name]
-        if isinstance(value, bool) or not isinstance(value, expected):
-            raise TypeError(
-                f"ttlstore option '{name}' ({key}) must be a {expected.__name__}, "
-                f"got {type(value).__name__}: {value!r}"
-            )
-        settings[key] = str(value)
+        settings[OPTIONS[name][0]] = _spark_value(name, value)
     return settings
 
 
-def configure(builder: SparkSession.Builder, **options: Any) -> SparkSession.Builder:
+def operator_options(operators: Mapping[OperatorKey, StateTtlConfig]) -> dict[str, str]:
+    """The Spark settings of per-operator (or per-store) TTL configs.
+
+    :param operators: ``{operator_id: StateTtlConfig}``, or ``{(operator_id, store_name): ...}``
+        for one store of an operator.
+    :raises TypeError: for a key or value of the wrong kind.
+
+    >>> operator_options({0: StateTtlConfig("1h")})["spark.sql.streaming.stateStore.ttlstore.operator.0.ttl"]
+    '3600000'
+    """
+    settings: dict[str, str] = {}
+    for scope, config in operators.items():
+        if not isinstance(config, StateTtlConfig):
+            raise TypeError(f"operators[{scope!r}] must be a ttlstore.StateTtlConfig, got {type(config).__name__}")
+        if isinstance(scope, tuple) and len(scope) == 2:
+            settings.update(config.to_spark_conf(operator_id=scope[0], store_name=scope[1]))
+        elif isinstance(scope, int) and not isinstance(scope, bool):
+            settings.update(config.to_spark_conf(operator_id=scope))
+        else:
+            raise TypeError(f"operators keys are operator ids or (operator id, store name), got {scope!r}")
+    return settings
+
+
+def apply_ttl(
+    spark: SparkSession,
+    config: StateTtlConfig,
+    operator_id: int | None = None,
+    store_name: str | None = None,
+) -> None:
+    """Set a TTL config on a running session; queries started afterwards use it.
+
+    ttlstore's settings are read when a query starts (and again at each restart), so call this
+    before ``start()``. A restart with another config applies it to the rows already stored.
+
+    :param spark: the session the query will start from.
+    :param config: the TTL to apply; ``StateTtlConfig(0)`` turns TTL off.
+    :param operator_id: apply to one stateful operator only (its id in the query's progress).
+    :param store_name: apply to one store of that operator only.
+
+    Example::
+
+        ttlstore.apply_ttl(spark, ttlstore.StateTtlConfig(timedelta(hours=1)))
+        query = events.dropDuplicates(["id"]).writeStream.format("console").start()
+    """
+    if not isinstance(config, StateTtlConfig):
+        raise TypeError(f"apply_ttl() takes a ttlstore.StateTtlConfig, got {type(config).__name__}")
+    for key, value in config.to_spark_conf(operator_id, store_name).items():
+        spark.conf.set(key, value)
+
+
+def configure(
+    builder: SparkSession.Builder,
+    *,
+    operators: Mapping[OperatorKey, StateTtlConfig] | None = None,
+    **options: Any,
+) -> SparkSession.Builder:
     """Configure a SparkSession builder to keep streaming state in ttlstore.
 
     Adds the bundled jar to ``spark.jars`` (keeping jars already set there), sets
-    ``spark.sql.streaming.stateStore.providerClass`` to ttlstore's provider, and sets any ttlstore
-    options given. JVM settings only take effect before the session's JVM starts, so call this
-    before ``getOrCreate()``.
+    ``spark.sql.streaming.stateStore.providerClass`` to ttlstore's provider, adds ttlstore's
+    session extension (which checks TTL settings against each query's operators when it starts)
+    to ``spark.sql.extensions``, and sets any ttlstore options given. JVM settings only take
+    effect before the session's JVM starts, so call this before ``getOrCreate()``.
 
     :param builder: the builder to configure; it is returned, so calls chain.
-    :param options: ttlstore options, see :data:`ttlstore.OPTIONS`.
+    :param operators: TTL per stateful operator, ``{operator_id: StateTtlConfig}``, or per store,
+        ``{(operator_id, store_name): StateTtlConfig}``; these win over the global options.
+    :param options: ttlstore options, see :data:`ttlstore.OPTIONS`: ``ttl`` (``timedelta``,
+        ``"10 minutes"`` or milliseconds), ``update_type``, ``state_visibility``,
+        ``time_characteristic``, ``event_time_column``, and the storage settings.
     :raises TypeError: if ``builder`` is not a ``SparkSession.Builder``, or an option is unknown
         or has the wrong type.
+    :raises ValueError: if an option's value is not allowed (a negative TTL, an unknown enum name).
 
     Example::
 
         spark = ttlstore.configure(
             SparkSession.builder.master("local[2]").appName("dedup"),
-            block_cache_size_mb=128,
+            ttl=timedelta(hours=1),
+            operators={1: ttlstore.StateTtlConfig("10 minutes")},
         ).getOrCreate()
     """
     if not isinstance(builder, SparkSession.Builder):
@@ -82,10 +173,16 @@ def configure(builder: SparkSession.Builder, **options: Any) -> SparkSession.Bui
             f"got {type(builder).__name__}"
         )
     settings = spark_options(**options)
-    jar = jar_path()
-    existing = [j.strip() for j in str(builder._options.get(_JARS_KEY, "")).split(",") if j.strip()]
-    jars = existing + ([jar] if jar not in existing else [])
-    builder = builder.config(_JARS_KEY, ",".join(jars)).config(PROVIDER_CLASS_KEY, PROVIDER_CLASS)
+    settings.update(operator_options(operators or {}))
+    builder = builder.config(_JARS_KEY, _append(builder, _JARS_KEY, jar_path()))
+    builder = builder.config(EXTENSIONS_KEY, _append(builder, EXTENSIONS_KEY, EXTENSIONS_CLASS))
+    builder = builder.config(PROVIDER_CLASS_KEY, PROVIDER_CLASS)
     for key, value in settings.items():
         builder = builder.config(key, value)
     return builder
+
+
+def _append(builder: SparkSession.Builder, key: str, item: str) -> str:
+    """The comma-separated list setting ``key`` with ``item`` added once, keeping what was there."""
+    existing = [j.strip() for j in str(builder._options.get(key, "")).split(",") if j.strip()]
+    return ",".join(existing + ([item] if item not in existing else []))

@@ -1,8 +1,10 @@
-"""The ttlstore demo: a streaming deduplication job on ttlstore, with its state figures per batch.
+"""The ttlstore demo: what state TTL buys, on the same streaming deduplication with and without it.
 
 Run it with ``make demo`` (or ``python -m ttlstore.demo``). It starts a local Spark session
-configured by :func:`ttlstore.configure`, deduplicates a generated stream of user events by user
-id, prints what ttlstore reports after each micro-batch, and stops by itself.
+configured by :func:`ttlstore.configure`, runs two copies of one job side by side (a generated
+stream of user events, deduplicated by user id), the first without TTL and the second with one,
+prints the state rows of both after each micro-batch, writes a chart of them as a PNG next to the
+checkpoints, and stops by itself.
 """
 
 from __future__ import annotations
@@ -12,20 +14,19 @@ import shutil
 import time
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 import ttlstore
 
 COLUMNS = (
     ("batch", 5),
     ("input rows", 10),
-    ("emitted", 8),
-    ("state rows", 10),
-    ("state MiB", 9),
-    ("commit ms", 9),
-    ("changelog KiB", 13),
-    ("SST KiB", 8),
+    ("state rows, no TTL", 18),
+    ("state rows, TTL", 15),
+    ("expired removed", 15),
+    ("commit ms (TTL)", 15),
 )
 
 
@@ -33,28 +34,72 @@ def format_row(values: list[str]) -> str:
     return "  ".join(v.rjust(width) for v, (_name, width) in zip(values, COLUMNS))
 
 
-def progress_row(progress: dict) -> list[str]:
-    state = progress["stateOperators"][0]
+def expired_removed(state: dict) -> int:
     custom = state.get("customMetrics", {})
+    return sum(
+        custom.get(name, 0)
+        for name in ("ttlstoreExpiredRemovedOnAccess", "ttlstoreExpiredRemovedBySweep",
+                     "ttlstoreExpiredRemovedBeforeSnapshot")
+    )
+
+
+def progress_row(plain: dict, ttl: dict) -> list[str]:
+    plain_state, ttl_state = plain["stateOperators"][0], ttl["stateOperators"][0]
     return [
-        str(progress["batchId"]),
-        f"{progress['numInputRows']:,}",
-        f"{progress['sink'].get('numOutputRows', 0):,}",
-        f"{state['numRowsTotal']:,}",
-        f"{state['memoryUsedBytes'] / 2**20:.1f}",
-        f"{state['commitTimeMs']:,}",
-        f"{custom.get('ttlstoreChangelogBytes', 0) / 1024:,.0f}",
-        f"{custom.get('ttlstoreSstBytes', 0) / 1024:,.0f}",
+        str(plain["batchId"]),
+        f"{plain['numInputRows']:,}",
+        f"{plain_state['numRowsTotal']:,}",
+        f"{ttl_state['numRowsTotal']:,}",
+        f"{expired_removed(ttl_state):,}",
+        f"{ttl_state['commitTimeMs']:,}",
     ]
 
 
+def write_chart(path: Path, plain: list[int], ttl: list[int], ttl_text: str) -> bool:
+    """Plots state rows per batch for both jobs; False if matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    batches = list(range(len(plain)))
+    ax.plot(batches, plain, marker="o", label="without TTL")
+    ax.plot(batches, ttl, marker="o", label=f"with TTL ({ttl_text})")
+    ax.set_xlabel("micro-batch")
+    ax.set_ylabel("state rows (numRowsTotal)")
+    ax.set_title("dropDuplicates(user_id) on ttlstore")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def start(spark: SparkSession, events: DataFrame, checkpoint: Path, trigger: str) -> StreamingQuery:
+    return (
+        events.dropDuplicates(["user_id"])
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime=trigger)
+        .start()
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Deduplicate a generated event stream on ttlstore.")
+    parser = argparse.ArgumentParser(description="Deduplicate a generated event stream on ttlstore, "
+                                                 "without and with state TTL.")
     parser.add_argument("--batches", type=int, default=12, help="micro-batches to run (default 12)")
     parser.add_argument("--rows-per-batch", type=int, default=50_000, help="events per micro-batch")
     parser.add_argument("--users", type=int, default=2_000_000, help="distinct user ids in the stream")
-    parser.add_argument("--output", default="demo-output", help="directory for the checkpoint")
+    parser.add_argument("--ttl", default="4 seconds", help="the TTL of the second job (default 4 seconds)")
+    parser.add_argument("--trigger", default="1 second", help="micro-batch interval (default 1 second)")
+    parser.add_argument("--output", default="demo-output", help="directory for checkpoints and the chart")
     args = parser.parse_args(argv)
+    ttl_ms = ttlstore.duration_ms(args.ttl)
 
     output = Path(args.output).resolve()
     shutil.rmtree(output, ignore_errors=True)
@@ -72,40 +117,49 @@ def main(argv: list[str] | None = None) -> None:
     spark.sparkContext.setLogLevel("ERROR")
 
     # Each event names a user; a user seen before is a duplicate. Ids are scrambled so that new
-    # and repeated users arrive mixed, as in real traffic.
+    # and repeated users arrive mixed, as in real traffic. Both jobs read the same generated stream.
     events = (
         spark.readStream.format("rate-micro-batch")
         .option("rowsPerBatch", args.rows_per_batch)
         .load()
         .select(F.pmod(F.xxhash64("value"), F.lit(args.users)).alias("user_id"), F.col("timestamp"))
     )
-    query = (
-        events.dropDuplicates(["user_id"])
-        .writeStream.format("noop")
-        .option("checkpointLocation", str(output / "checkpoint"))
-        .trigger(processingTime="0 seconds")
-        .start()
-    )
+    # ttlstore's settings are read when a query starts: the first job starts without TTL.
+    plain = start(spark, events, output / "checkpoint-no-ttl", args.trigger)
+    ttlstore.apply_ttl(spark, ttlstore.StateTtlConfig(ttl_ms))
+    with_ttl = start(spark, events, output / "checkpoint-ttl", args.trigger)
 
     print(f"ttlstore {ttlstore.__version__}: dropDuplicates(user_id) over {args.users:,} users, "
-          f"{args.rows_per_batch:,} events per batch, state in {output / 'checkpoint'}\n")
+          f"{args.rows_per_batch:,} events per batch, twice: without TTL and with TTL "
+          f"{args.ttl}. State in {output}\n")
     print(format_row([name for name, _width in COLUMNS]))
-    printed = 0
+    rows_plain: list[int] = []
+    rows_ttl: list[int] = []
     try:
-        while printed < args.batches:
-            if query.exception() is not None:
-                raise SystemExit(f"the query failed: {query.exception()}")
-            reports = [p for p in query.recentProgress if p["numInputRows"] > 0]
-            for progress in reports[printed : args.batches]:
-                print(format_row(progress_row(progress)), flush=True)
-                printed += 1
+        while len(rows_plain) < args.batches:
+            for query in (plain, with_ttl):
+                if query.exception() is not None:
+                    raise SystemExit(f"the query failed: {query.exception()}")
+            done_plain = [p for p in plain.recentProgress if p["numInputRows"] > 0]
+            done_ttl = [p for p in with_ttl.recentProgress if p["numInputRows"] > 0]
+            for a, b in zip(done_plain[len(rows_plain) : args.batches], done_ttl[len(rows_plain) : args.batches]):
+                print(format_row(progress_row(a, b)), flush=True)
+                rows_plain.append(a["stateOperators"][0]["numRowsTotal"])
+                rows_ttl.append(b["stateOperators"][0]["numRowsTotal"])
             time.sleep(0.2)
     finally:
         # Stopping interrupts the batch in flight, which Spark logs as errors: not news here.
         spark.sparkContext.setLogLevel("OFF")
-        query.stop()
+        plain.stop()
+        with_ttl.stop()
         spark.stop()
-    print("\nDone: the state holds every user seen so far, so it grew with every batch.")
+    chart = output / "state-rows.png"
+    if write_chart(chart, rows_plain, rows_ttl, args.ttl):
+        print(f"\nChart: {chart}")
+    else:
+        print("\n(matplotlib is not installed: no chart; `pip install matplotlib` for one)")
+    print(f"Without TTL the state holds every user seen so far and grows with every batch; with TTL "
+          f"{args.ttl} it holds only the users seen within the TTL and stays flat.")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ import java.io._
 import java.nio.charset.StandardCharsets
 import java.util.zip.{CheckedInputStream, CheckedOutputStream, CRC32C}
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.SparkConf
 import org.apache.spark.io.{CompressionCodec, LZ4CompressionCodec, LZFCompressionCodec, SnappyCompressionCodec, ZStdCompressionCodec}
 
@@ -16,15 +18,17 @@ import org.apache.spark.io.{CompressionCodec, LZ4CompressionCodec, LZFCompressio
  *   body  := compressed with the named Spark codec ( record* end )
  *   record:= 0x01 | keyLen int32 | key | valueLen int32 | value      (put; value as stored)
  *          | 0x02 | keyLen int32 | key                               (delete)
- *   end   := 0x00 | rowsAfter int64 | records int64 | crc32c int32
+ *   end   := 0x00 | rowsAfter int64 | records int64 | ttlLen int32 | ttl | crc32c int32
+ *   ttl   := the version's [[TtlRecord]] as UTF-8 JSON (ttlLen bytes)
  * }}}
  * Integers are big-endian. The CRC32C covers every uncompressed body byte before it; a body that
  * ends before `end` was truncated. Values are stored exactly as in RocksDB (timestamp included),
- * so replaying a changelog reproduces the rows byte for byte.
+ * so replaying a changelog reproduces the rows byte for byte. Format 1 (before TTL) had no
+ * `ttlLen | ttl` in its end record; it is still read.
  */
 object Changelog {
   val Magic: Array[Byte] = "TTLC".getBytes(StandardCharsets.US_ASCII)
-  val FormatVersion: Int = 1
+  val FormatVersion: Int = 2
   private[ttlstore] val OpEnd = 0
   private[ttlstore] val OpPut = 1
   private[ttlstore] val OpDelete = 2
@@ -82,11 +86,14 @@ final class ChangelogWriter(out: CheckpointFiles.AtomicOutput, codecName: String
     records += 1
   }
 
-  /** Seals the file with the row count after this version; returns the bytes written. */
-  def commit(rowsAfter: Long): Long = {
+  /** Seals the file with the row count and TTL record after this version; returns the bytes written. */
+  def commit(rowsAfter: Long, ttl: TtlRecord): Long = {
     data.writeByte(OpEnd)
     data.writeLong(rowsAfter)
     data.writeLong(records)
+    val json = ttl.toJson.getBytes(StandardCharsets.UTF_8)
+    data.writeInt(json.length)
+    data.write(json)
     data.flush()
     data.writeInt(crc.getValue.toInt)
     data.close() // closes the atomic stream, which renames the file into place
@@ -101,10 +108,11 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   import Changelog._
 
   private val crc = new CRC32C()
+  private var format = 0
   private val data: DataInputStream = {
     val magic = readFully(raw, 4, "header")
     if (!java.util.Arrays.equals(magic, Magic)) corrupted("not a ttlstore changelog (bad magic)")
-    val format = raw.read()
+    format = raw.read()
     if (format < 0) truncated()
     if (format > FormatVersion) throw TtlStoreErrors.formatTooNew(file, format, FormatVersion)
     val nameLength = raw.read()
@@ -122,9 +130,13 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   private var finished = false
   private var records = 0L
   private var rowsAfterValue = -1L
+  private var ttlValue: Option[TtlRecord] = None
 
   /** Total rows of the store after this version; valid once every record was read. */
   def rowsAfter: Long = { require(finished, "read every record first"); rowsAfterValue }
+
+  /** The version's TTL record (None in format 1); valid once every record was read. */
+  def ttl: Option[TtlRecord] = { require(finished, "read every record first"); ttlValue }
 
   /** The next record, or None after the end marker (whose checksum is verified then). */
   def next(): Option[Record] = if (finished) None else guarded {
@@ -141,12 +153,17 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
       case OpEnd =>
         rowsAfterValue = data.readLong()
         val declared = data.readLong()
+        val ttlJson = if (format >= 2) Some(new String(readBytes("TTL record"), StandardCharsets.UTF_8)) else None
         val expected = crc.getValue.toInt
         val stored = readTrailerInt()
         if (declared != records) corrupted(s"declares $declared records, holds $records")
         if (stored != expected) corrupted("checksum mismatch")
         // The codec's own end block follows ours; a file cut inside it must not pass as whole.
         if (data.read() != -1) corrupted("data after the end marker")
+        ttlValue = ttlJson.map { j =>
+          try TtlRecord.fromJson(j)
+          catch { case NonFatal(e) => corrupted(s"unreadable TTL record: ${e.getMessage}") }
+        }
         finished = true
         None
       case op => corrupted(s"unknown record type $op")

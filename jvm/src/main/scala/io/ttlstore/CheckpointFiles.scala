@@ -17,13 +17,17 @@ import org.json4s.jackson.Serialization
 /** One SST file of a snapshot: its name in the local DB and in the checkpoint, size and CRC32C. */
 final case class SstFile(localName: String, dfsName: String, sizeBytes: Long, crc32c: Long)
 
-/** What a snapshot holds; stored as `manifest.json` inside `<v>.snapshot`. */
+/**
+ * What a snapshot holds; stored as `manifest.json` inside `<v>.snapshot`. `ttl` is the version's
+ * [[TtlRecord]] (absent in format 1).
+ */
 final case class SnapshotManifest(
     formatVersion: Int,
     version: Long,
     numRows: Long,
     sstFiles: Seq[SstFile],
-    createdAtMs: Long)
+    createdAtMs: Long,
+    ttl: Option[TtlRecord] = None)
 
 /** When a snapshot file was written and how long it is: a rewritten file has another stamp. */
 final case class FileStamp(modificationTime: Long, length: Long)
@@ -92,8 +96,8 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
    * `uploaded` (same local name and size) are reused, the others are uploaded under new unique
    * names. Returns the manifest and the bytes uploaded.
    */
-  def writeSnapshot(version: Long, numRows: Long, localDir: File, uploaded: Map[String, SstFile])
-      : (SnapshotManifest, Long) = {
+  def writeSnapshot(version: Long, numRows: Long, ttl: Option[TtlRecord], localDir: File,
+      uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
     ensureDirs()
     val files = Option(localDir.listFiles()).getOrElse(Array.empty[File]).sortBy(_.getName).toSeq
     val (ssts, others) = files.partition(_.getName.endsWith(".sst"))
@@ -107,7 +111,7 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
       }
     }
     val manifest = SnapshotManifest(FormatVersion, version, numRows, sstFiles,
-      System.currentTimeMillis())
+      System.currentTimeMillis(), ttl)
     val out = createAtomic(snapshotPath(version))
     try {
       val zip = new ZipOutputStream(out.stream)

@@ -30,11 +30,22 @@ final class LocalStore(
   private var lastSnapshotVersion: Long = 0L
   /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
+  /** The timestamps of the stored rows; changed in place by the store version being written. */
+  private var histogram = TimestampHistogram.empty()
+  /** The largest event time seen up to the loaded version; Long.MinValue before any. */
+  private var streamTimeMs = Long.MinValue
+  private var recordedTtl: Option[TtlRecord] = None
+  /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
+  var sweepCursor: Option[Array[Byte]] = None
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
   def version: Long = loadedVersion
   def numRows: Long = rows
+  def timestamps: TimestampHistogram = histogram
+  def streamTime: Long = streamTimeMs
+  /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
+  def recorded: Option[TtlRecord] = recordedTtl
 
   /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
   def load(version: Long, loadEmpty: Boolean): Int = {
@@ -58,15 +69,18 @@ final class LocalStore(
       loadedVersion = -1L
       var replayed = 0
       (from + 1 to version).foreach { v => replay(v); replayed += 1 }
+      if (recordedTtl.isEmpty && rows > 0) rebuildTimestamps()
       loadedVersion = version
       replayed
     }
   }
 
-  /** Records that the DB now holds committed `version` with `numRows` rows. */
-  def committed(version: Long, numRows: Long): Unit = {
+  /** Records that the DB now holds committed `version` with `numRows` rows, described by `ttl`. */
+  def committed(version: Long, numRows: Long, ttl: TtlRecord): Unit = {
     loadedVersion = version
     rows = numRows
+    streamTimeMs = ttl.streamTimeMs.getOrElse(Long.MinValue)
+    recordedTtl = Some(ttl)
     knownKeys.clear()
   }
 
@@ -80,7 +94,7 @@ final class LocalStore(
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
     handle.checkpointTo(dir)
-    snapshots.offer(version, rows, dir)
+    snapshots.offer(version, rows, recordedTtl, dir)
     lastSnapshotVersion = version
   }
 
@@ -100,6 +114,8 @@ final class LocalStore(
     val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
     handle = RocksDbHandle.open(dbDir, storeName, settings)
     rows = manifest.map(_.numRows).getOrElse(0L)
+    adopt(manifest.flatMap(_.ttl))
+    sweepCursor = None
     lastSnapshotVersion = snapshotVersion.getOrElse(0L)
     snapshots.reset(manifest)
   }
@@ -119,10 +135,32 @@ final class LocalStore(
       }
       batch.flushTo()
       rows = reader.rowsAfter
+      adopt(reader.ttl)
     } finally {
       batch.close()
       reader.close()
     }
+  }
+
+  private def adopt(ttl: Option[TtlRecord]): Unit = {
+    recordedTtl = ttl
+    histogram = ttl.map(_.timestamps).getOrElse(TimestampHistogram.empty())
+    streamTimeMs = ttl.flatMap(_.streamTimeMs).getOrElse(Long.MinValue)
+  }
+
+  /** Versions written before TTL records (format 1) carry no histogram: count the rows once. */
+  private def rebuildTimestamps(): Unit = {
+    val h = TimestampHistogram.empty()
+    val it = handle.newIterator()
+    try {
+      it.seekToFirst()
+      while (it.isValid) {
+        val v = it.value()
+        if (TimestampedValue.hasTimestamp(v)) h.add(TimestampedValue.timestamp(v))
+        it.next()
+      }
+    } finally it.close()
+    histogram = h
   }
 }
 

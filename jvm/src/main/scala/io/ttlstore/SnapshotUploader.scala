@@ -26,9 +26,9 @@ final class SnapshotUploader(files: CheckpointFiles) {
     pending = None
   }
 
-  def offer(version: Long, numRows: Long, dir: File): Unit = synchronized {
+  def offer(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
     pending.foreach(p => FileUtils.deleteQuietly(p.dir))
-    pending = Some(Pending(version, numRows, dir, lineage))
+    pending = Some(Pending(version, numRows, ttl, dir, lineage))
   }
 
   /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
@@ -41,7 +41,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
     job.map { case (p, known) =>
       val start = System.nanoTime()
       try {
-        val (manifest, bytes) = files.writeSnapshot(p.version, p.numRows, p.dir, known)
+        val (manifest, bytes) = files.writeSnapshot(p.version, p.numRows, p.ttl, p.dir, known)
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
         }
@@ -57,6 +57,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
 }
 
 object SnapshotUploader {
-  private final case class Pending(version: Long, numRows: Long, dir: File, lineage: Long)
+  private final case class Pending(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File,
+      lineage: Long)
   final case class Upload(version: Long, bytes: Long, latencyMs: Long)
 }

@@ -24,6 +24,21 @@ object StoreMetrics {
   val SstBytes = StateStoreCustomSizeMetric(
     "ttlstoreSstBytes", "ttlstore: size of the live SST files", false)
 
+  val ExpiredRemovedOnAccess = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedOnAccess", "ttlstore: expired rows removed when a read met them")
+  val ExpiredRemovedBySweep = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedBySweep", "ttlstore: expired rows removed by the incremental sweep")
+  val ExpiredRemovedBeforeSnapshot = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedBeforeSnapshot",
+    "ttlstore: expired rows removed so that a snapshot holds none")
+  val SweepRowsExamined = StateStoreCustomSumMetric(
+    "ttlstoreSweepRowsExamined", "ttlstore: rows the sweep examined")
+  val ExpiredRowsStored = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRowsStored",
+    "ttlstore: rows that are expired but still stored (counted in numRowsTotal)")
+
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
-    ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes)
+    ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
+    ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
+    ExpiredRowsStored)
 }

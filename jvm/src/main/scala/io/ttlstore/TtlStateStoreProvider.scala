@@ -30,6 +30,8 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
   private var local: LocalStore = _
   private var context: TtlStore.Context = _
   private var clock: Clock = SystemClock
+  /** The key that set the time characteristic (named when a checkpoint disagrees with it). */
+  private var timeKey: String = _
 
   private var lastLoadFigures = TtlStore.LoadFigures(0L, 0)
   private var maintenanceFigures = TtlStore.NoMaintenance
@@ -48,7 +50,20 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     if (useMultipleValuesPerKey) throw TtlStore.unsupported("multiple values per key")
     this.id = stateStoreId
     this.storeConf = storeConf
-    this.settings = TtlStoreConfig.parse(storeConf.sqlConfs)
+    val scope = StoreScope(stateStoreId.operatorId, stateStoreId.storeName)
+    this.settings = TtlStoreConfig.parse(storeConf.sqlConfs, scope)
+    this.timeKey = ConfigScope.setBy(TtlStoreConfig.TimeCharacteristicKey, storeConf.sqlConfs, scope)
+    if (settings.ttl.enabled && StreamStreamJoin.isJoinStore(stateStoreId.storeName) &&
+        !settings.allowTtlOnStreamStreamJoin) {
+      throw TtlStoreErrors.ttlOnStreamStreamJoin(stateStoreId.toString,
+        ConfigScope.setBy(TtlStoreConfig.Ttl, storeConf.sqlConfs, scope),
+        TtlStoreConfig.AllowTtlOnStreamStreamJoin.key)
+    }
+    val eventTimeColumn = settings.ttl.eventTimeColumn.map { path =>
+      EventTimeColumn.resolve(path, keySchema, valueSchema,
+        ConfigScope.setBy(TtlStoreConfig.EventTimeColumn, storeConf.sqlConfs, scope), stateStoreId.toString)
+    }
+    settings.testingClockMs.foreach(ms => clock = new ManualClock(ms))
     this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
     this.snapshots = new SnapshotUploader(files)
     val codec = KeyCodec(keyStateEncoderSpec, keySchema)
@@ -60,7 +75,11 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       override def local: LocalStore = TtlStateStoreProvider.this.local
       override def keyCodec: KeyCodec = codec
       override def valueFields: Int = valueFieldCount
-      override def clock: Clock = TtlStateStoreProvider.this.clock
+      override def policy: TtlPolicy = settings.ttl
+      override def eventTime: Option[EventTimeColumn] = eventTimeColumn
+      override def sweepRowsPerCommit: Int = settings.sweepRowsPerCommit
+      override def snapshotDue(version: Long): Boolean =
+        local.snapshotDue(version, storeConf.minDeltasForSnapshot)
       override def newChangelog(version: Long): ChangelogWriter =
         new ChangelogWriter(files.createAtomic(files.changelogPath(version)),
           storeConf.compressionCodec)
@@ -74,7 +93,8 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       override def takeMaintenanceFigures(): TtlStore.MaintenanceFigures =
         TtlStateStoreProvider.this.takeMaintenanceFigures()
     }
-    logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root})")
+    logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
+      s"${settings.ttl}")
   }
 
   override def stateStoreId: StateStoreId = id
@@ -85,12 +105,12 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       forceSnapshotOnCommit: Boolean,
       loadEmpty: Boolean): StateStore = {
     load(version, stateStoreCkptId, loadEmpty)
-    new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit)
+    new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit, now())
   }
 
   override def getReadStore(version: Long, stateStoreCkptId: Option[String]): ReadStateStore = {
     load(version, stateStoreCkptId, loadEmpty = false)
-    new TtlStore(context, version, readOnly = true, forceSnapshotOnCommit = false)
+    new TtlStore(context, version, readOnly = true, forceSnapshotOnCommit = false, now())
   }
 
   /** A read store of this provider becomes a write store in place: no second load, no lock. */
@@ -102,7 +122,9 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     if (readStore.version != version || local.version != version) {
       getStore(version, uniqueId, forceSnapshotOnCommit, loadEmpty = false)
     } else {
-      new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit)
+      // The same batch: the write store keeps the read store's "now".
+      val now = readStore match { case t: TtlStore => t.now; case _ => this.now() }
+      new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit, now)
     }
   }
 
@@ -155,8 +177,14 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
   /** For tests: the checkpoint files of this store. */
   private[ttlstore] def checkpointFiles: CheckpointFiles = files
 
-  /** For tests: the clock that stamps rows (and, later, judges expiry). */
+  /** For tests: the processing-time clock that stamps rows and judges expiry. */
   private[ttlstore] def setClock(c: Clock): Unit = clock = c
+
+  /** "Now" for a version just loaded: the clock once, or in event time the recorded stream time. */
+  private def now(): Long = settings.ttl.timeCharacteristic match {
+    case TimeCharacteristic.ProcessingTime => clock.millis()
+    case TimeCharacteristic.EventTime => local.streamTime
+  }
 
   private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
     synchronized {
@@ -170,9 +198,19 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
         try local.load(version, loadEmpty)
         catch { case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e) }
       lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
+      checkTimeCharacteristic()
       if (replayed > 0 || loadEmpty) {
         logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in " +
           s"${lastLoadFigures.latencyMs} ms)")
+      }
+    }
+
+  /** Rows stamped in one time characteristic cannot be judged in the other. */
+  private def checkTimeCharacteristic(): Unit =
+    local.recorded.flatMap(_.timeCharacteristicValue).foreach { recorded =>
+      if (recorded != settings.ttl.timeCharacteristic && local.numRows > 0) {
+        throw TtlStoreErrors.timeCharacteristicChanged(id.toString, timeKey, recorded.name,
+          settings.ttl.timeCharacteristic.name)
       }
     }
 

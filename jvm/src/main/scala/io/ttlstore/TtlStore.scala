@@ -15,6 +15,12 @@ import io.ttlstore.StoreLifecycle._
  * One version of one store, opened for a task: reads, and (unless read-only) changes that become
  * version `version + 1` on commit. Every change goes to the local DB and to the version's changelog.
  *
+ * TTL is applied here, on every read path: a row stamped `ts` is expired when `ts + ttl <= now`
+ * ([[ExpiryRule]]). `now` is fixed for the version: the processing-time clock read once, or in
+ * event time the stream time committed by the previous version. Expired rows are hidden (unless
+ * the visibility returns them) and, in a write store, removed when accessed; the commit sweeps
+ * further rows ([[ExpiredRowSweep]]). With TTL off, reads only decode the timestamp.
+ *
  * Rows handed in are reused by Spark, so they are encoded (copied) at once; rows handed out point
  * into fresh byte arrays. Iterators see the rows as of their creation, so the caller may put and
  * remove while iterating.
@@ -23,18 +29,23 @@ final class TtlStore(
     context: TtlStore.Context,
     val version: Long,
     readOnly: Boolean,
-    forceSnapshotOnCommit: Boolean) extends StateStore {
+    forceSnapshotOnCommit: Boolean,
+    /** "Now" for this version, fixed so that one batch sees one time. */
+    val now: Long) extends StateStore {
 
   private val local = context.local
   private val keyCodec = context.keyCodec
+  private val policy = context.policy
+  private val timestamps = local.timestamps
   private var lifecycle: StoreLifecycle = Updating
   private var changelog: ChangelogWriter = _
   private var changed = false
   private var rows = local.numRows
-  /** "Now" for this version: taken once, so that one batch sees one time. */
-  private val now = context.clock.millis()
+  /** Event time: the largest event time seen so far, committed as the next version's "now". */
+  private var streamTime = local.streamTime
   private val openIterators = mutable.Set.empty[RocksIterator]
   private var committedFigures = TtlStore.CommitFigures(0L, 0L, TtlStore.NoMaintenance)
+  private val expiry = new TtlStore.ExpiryFigures()
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
@@ -50,29 +61,27 @@ final class TtlStore(
   override def get(key: UnsafeRow, colFamilyName: String): UnsafeRow = {
     checkFamily(colFamilyName)
     checkOpen("get")
-    val k = keyCodec.encode(key)
-    val stored = local.db.get(k)
-    local.knownKeys.record(k, stored != null)
+    val stored = readPoint(keyCodec.encode(key))
     if (stored == null) null else valueRow(stored)
   }
 
   override def keyExists(key: UnsafeRow, colFamilyName: String): Boolean = {
     checkFamily(colFamilyName)
     checkOpen("keyExists")
-    exists(keyCodec.encode(key))
+    readPoint(keyCodec.encode(key)) != null
   }
 
   override def iterator(colFamilyName: String): StateStoreIterator[UnsafeRowPair] = {
     checkFamily(colFamilyName)
     checkOpen("iterator")
-    scan(None)
+    scan(None, refresh = false)
   }
 
   override def prefixScan(prefixKey: UnsafeRow, colFamilyName: String)
       : StateStoreIterator[UnsafeRowPair] = {
     checkFamily(colFamilyName)
     checkOpen("prefixScan")
-    scan(Some(keyCodec.encodePrefix(prefixKey)))
+    scan(Some(keyCodec.encodePrefix(prefixKey)), refresh = policy.refreshesOnRead)
   }
 
   // ---- changes ----
@@ -82,24 +91,18 @@ final class TtlStore(
     checkWritable("put")
     require(value != null, "Cannot put a null value")
     val k = keyCodec.encode(key)
-    val v = TimestampedValue.allocate(now, value.getSizeInBytes)
+    val ts = stamp(key, value)
+    val v = TimestampedValue.allocate(ts, value.getSizeInBytes)
     value.writeToMemory(v, Platform.BYTE_ARRAY_OFFSET + TimestampedValue.rowOffset)
-    if (!exists(k)) rows += 1
-    local.db.put(k, v)
-    changelogWriter().put(k, v)
-    local.knownKeys.record(k, exists = true)
+    write(k, v, ts)
   }
 
   override def remove(key: UnsafeRow, colFamilyName: String): Unit = {
     checkFamily(colFamilyName)
     checkWritable("remove")
     val k = keyCodec.encode(key)
-    if (exists(k)) {
-      rows -= 1
-      local.db.delete(k)
-      changelogWriter().delete(k)
-      local.knownKeys.record(k, exists = false)
-    }
+    val old = storedTimestamp(k)
+    if (!KnownKeys.isAbsent(old)) delete(k, old)
   }
 
   override def commit(): Long = {
@@ -108,8 +111,10 @@ final class TtlStore(
     val newVersion = version + 1
     try {
       closeIterators()
-      val bytes = changelogWriter().commit(rows)
-      local.committed(newVersion, rows)
+      sweep(full = forceSnapshotOnCommit || context.snapshotDue(newVersion))
+      val record = TtlRecord(policy, Some(streamTime).filter(_ != Long.MinValue), timestamps)
+      val bytes = changelogWriter().commit(rows, record)
+      local.committed(newVersion, rows, record)
       lifecycle = Committed
       context.afterCommit(newVersion, forceSnapshotOnCommit)
       context.reportCommit(newVersion)
@@ -151,7 +156,12 @@ final class TtlStore(
       StoreMetrics.SnapshotsUploaded -> maintenance.snapshots,
       StoreMetrics.SnapshotUploadLatencyMs -> maintenance.latencyMs,
       StoreMetrics.SnapshotBytesUploaded -> maintenance.bytes,
-      StoreMetrics.SstBytes -> safeDb(_.liveSstBytes))
+      StoreMetrics.SstBytes -> safeDb(_.liveSstBytes),
+      StoreMetrics.ExpiredRemovedOnAccess -> expiry.onAccess,
+      StoreMetrics.ExpiredRemovedBySweep -> expiry.bySweep,
+      StoreMetrics.ExpiredRemovedBeforeSnapshot -> expiry.beforeSnapshot,
+      StoreMetrics.SweepRowsExamined -> expiry.examined,
+      StoreMetrics.ExpiredRowsStored -> timestamps.certainlyExpired(policy.ttlMs, now))
     StateStoreMetrics(rows, safeDb(_.memoryUsedBytes), custom)
   }
 
@@ -187,15 +197,105 @@ final class TtlStore(
 
   private def refuse(what: String): Nothing = throw TtlStore.unsupported(what)
 
-  /** Whether the key exists: from this version's earlier reads if known, else from RocksDB. */
-  private def exists(k: Array[Byte]): Boolean = local.knownKeys.lookup(k) match {
-    case KnownKeys.Exists => true
-    case KnownKeys.Absent => false
-    case _ =>
-      val found = local.db.mayExist(k) && local.db.get(k) != null
-      local.knownKeys.record(k, found)
-      found
+  /**
+   * The timestamp of the key's stored row, expired or not, or [[KnownKeys.Absent]]: from this
+   * version's earlier reads if known, else from RocksDB.
+   */
+  private def storedTimestamp(k: Array[Byte]): java.lang.Long = {
+    val known = local.knownKeys.lookup(k)
+    if (known != null) known
+    else {
+      val stored = if (local.db.mayExist(k)) local.db.get(k) else null
+      remember(k, stored)
+    }
   }
+
+  private def remember(k: Array[Byte], stored: Array[Byte]): java.lang.Long =
+    if (stored == null) { local.knownKeys.recordAbsent(k); KnownKeys.Absent }
+    else {
+      val ts = TimestampedValue.timestamp(stored)
+      local.knownKeys.record(k, ts)
+      java.lang.Long.valueOf(ts)
+    }
+
+  /**
+   * A point read: the stored value if visible, else null. An expired row is removed in a write
+   * store (unless the visibility returns it); a visible one is renewed with OnReadAndWrite.
+   */
+  private def readPoint(k: Array[Byte]): Array[Byte] = {
+    val stored = local.db.get(k)
+    remember(k, stored)
+    if (stored == null || !policy.enabled) stored
+    else {
+      val ts = TimestampedValue.timestamp(stored)
+      if (ExpiryRule.isExpired(ts, policy.ttlMs, now)) {
+        if (policy.returnsExpired) stored
+        else {
+          if (writable) { delete(k, ts); expiry.onAccess += 1 }
+          null
+        }
+      } else {
+        if (policy.refreshesOnRead && writable) renew(k, stored, ts) else stored
+      }
+    }
+  }
+
+  /** OnReadAndWrite: the row read gets the current time (in event time: never an older one). */
+  private def renew(k: Array[Byte], stored: Array[Byte], ts: Long): Array[Byte] = {
+    val fresh = math.max(ts, now)
+    if (fresh == ts) stored
+    else {
+      val v = TimestampedValue.encode(fresh, stored, TimestampedValue.rowOffset,
+        TimestampedValue.rowLength(stored))
+      write(k, v, fresh)
+      v
+    }
+  }
+
+  /** The timestamp a put gives its row: now, or in event time the row's own event time. */
+  private def stamp(key: UnsafeRow, value: UnsafeRow): Long = context.eventTime match {
+    case None => now
+    case Some(column) =>
+      val ts = column.millis(key, value) match {
+        case EventTimeColumn.NoTime => math.max(streamTime, now)
+        case t => t
+      }
+      if (ts > streamTime) streamTime = ts
+      ts
+  }
+
+  private def write(k: Array[Byte], v: Array[Byte], ts: Long): Unit = {
+    val old = storedTimestamp(k)
+    if (KnownKeys.isAbsent(old)) rows += 1 else timestamps.remove(old)
+    timestamps.add(ts)
+    local.db.put(k, v)
+    changelogWriter().put(k, v)
+    local.knownKeys.record(k, ts)
+  }
+
+  private def delete(k: Array[Byte], ts: Long): Unit = {
+    rows -= 1
+    timestamps.remove(ts)
+    local.db.delete(k)
+    changelogWriter().delete(k)
+    local.knownKeys.recordAbsent(k)
+  }
+
+  /** Removes expired rows before the commit: a bounded sweep, or all of them before a snapshot. */
+  private def sweep(full: Boolean): Unit =
+    if (policy.enabled && (full || context.sweepRowsPerCommit > 0) &&
+        timestamps.mayHaveExpired(policy.ttlMs, now)) {
+      val result = ExpiredRowSweep.run(local.db,
+        if (full) None else local.sweepCursor,
+        if (full) Long.MaxValue else context.sweepRowsPerCommit.toLong,
+        ts => ExpiryRule.isExpired(ts, policy.ttlMs, now),
+        (k, ts) => delete(k, ts))
+      local.sweepCursor = result.resumeAt
+      expiry.examined += result.examined
+      if (full) expiry.beforeSnapshot += result.removed else expiry.bySweep += result.removed
+    }
+
+  private def writable: Boolean = !readOnly && lifecycle == Updating
 
   private def valueRow(stored: Array[Byte]): UnsafeRow =
     KeyCodec.rowAt(context.valueFields, stored, TimestampedValue.rowOffset,
@@ -207,7 +307,7 @@ final class TtlStore(
     changelog
   }
 
-  private def scan(prefix: Option[Array[Byte]]): StateStoreIterator[UnsafeRowPair] = {
+  private def scan(prefix: Option[Array[Byte]], refresh: Boolean): StateStoreIterator[UnsafeRowPair] = {
     val it = local.db.newIterator()
     openIterators += it
     prefix match {
@@ -217,7 +317,10 @@ final class TtlStore(
     val pair = new UnsafeRowPair()
     val rowsIterator = new Iterator[UnsafeRowPair] {
       private var open = true
+      /** The current row's value if already read by [[skipExpired]]. */
+      private var current: Array[Byte] = _
       override def hasNext: Boolean = open && {
+        skipExpired()
         val valid = it.isValid && prefix.forall(p => startsWith(it.key(), p))
         if (!valid) closeOne(it)
         open = valid
@@ -225,11 +328,30 @@ final class TtlStore(
       }
       override def next(): UnsafeRowPair = {
         if (!hasNext) throw new NoSuchElementException("no more rows")
-        val key = keyCodec.decode(it.key())
-        val value = valueRow(it.value())
+        val k = it.key()
+        val stored = if (current != null) current else it.value()
+        val value = if (refresh) renew(k, stored, TimestampedValue.timestamp(stored)) else stored
+        current = null
         it.next()
-        pair.withRows(key, value)
+        pair.withRows(keyCodec.decode(k), valueRow(value))
       }
+      /** Steps over expired rows that must stay hidden, removing them in a write store. */
+      private def skipExpired(): Unit =
+        if (policy.enabled && !policy.returnsExpired && current == null) {
+          var going = true
+          while (going && it.isValid) {
+            val k = if (prefix.isDefined || writable) it.key() else null
+            if (prefix.exists(p => !startsWith(k, p))) going = false
+            else {
+              val v = it.value()
+              val ts = TimestampedValue.timestamp(v)
+              if (ExpiryRule.isExpired(ts, policy.ttlMs, now)) {
+                if (writable) { delete(k, ts); expiry.onAccess += 1 }
+                it.next()
+              } else { current = v; going = false }
+            }
+          }
+        }
     }
     new StateStoreIterator(rowsIterator, () => closeOne(it))
   }
@@ -269,7 +391,12 @@ object TtlStore {
     def local: LocalStore
     def keyCodec: KeyCodec
     def valueFields: Int
-    def clock: Clock
+    def policy: TtlPolicy
+    /** Event time: reads a row's event time; None in processing time. */
+    def eventTime: Option[EventTimeColumn]
+    def sweepRowsPerCommit: Int
+    /** Whether committing `version` takes a snapshot (expired rows are then all removed first). */
+    def snapshotDue(version: Long): Boolean
     def newChangelog(version: Long): ChangelogWriter
     def afterCommit(version: Long, forceSnapshot: Boolean): Unit
     /** Tells Spark's coordinator that this store committed (it validates each batch's commits). */
@@ -281,6 +408,13 @@ object TtlStore {
   /** What a commit did, and the maintenance finished since the previous commit. */
   final case class CommitFigures(changelogBytes: Long, latencyMs: Long, maintenance: MaintenanceFigures)
   final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int)
+  /** Expired rows this version removed, by path, and rows the sweep examined. */
+  final class ExpiryFigures {
+    var onAccess = 0L
+    var bySweep = 0L
+    var beforeSnapshot = 0L
+    var examined = 0L
+  }
   final case class MaintenanceFigures(snapshots: Long, bytes: Long, latencyMs: Long)
   val NoMaintenance: MaintenanceFigures = MaintenanceFigures(0L, 0L, 0L)
 

@@ -2,28 +2,46 @@ package io.ttlstore
 
 import java.util.Locale
 
-/** One setting: its name under [[TtlStoreConfig.Prefix]], default, documentation and parser. */
+/**
+ * One setting: its name under [[TtlStoreConfig.Prefix]], default, documentation and parser.
+ * A `scoped` setting may also be set per operator and per store of an operator (see [[ConfigScope]]).
+ */
 final case class ConfigKey[T](
     name: String,
     default: T,
     doc: String,
     allowed: String,
-    parse: String => Option[T]) {
+    parse: String => Option[T],
+    scoped: Boolean = false) {
 
   def key: String = TtlStoreConfig.Prefix + name
 
-  def defaultText: String = default match {
+  def defaultText: String = (default: Any) match {
     case s: String if s.isEmpty => "(unset)"
+    case None => "(unset)"
+    case Some(v) => String.valueOf(v)
+    case n: Named => n.name
     case other => String.valueOf(other)
   }
 
   /** The value set in `confs`, or the default; a value that does not parse fails naming the key. */
   def readFrom(confs: Map[String, String]): T = confs.get(key) match {
     case None => default
-    case Some(raw) =>
-      parse(raw.trim).getOrElse(throw TtlStoreErrors.invalidConfig(key, raw, allowed))
+    case Some(raw) => parseAt(key, raw)
   }
+
+  /** The value for a store: the most specific of store, operator and global settings wins. */
+  def resolve(confs: Map[String, String], scope: StoreScope): Resolved[T] =
+    ConfigScope.candidates(this, scope).collectFirst {
+      case k if confs.contains(k) => Resolved(parseAt(k, confs(k)), Some(k))
+    }.getOrElse(Resolved(default, None))
+
+  def parseAt(fullKey: String, raw: String): T =
+    parse(raw.trim).getOrElse(throw TtlStoreErrors.invalidConfig(fullKey, raw, allowed))
 }
+
+/** A resolved value and the key that set it (None: the default). */
+final case class Resolved[T](value: T, setBy: Option[String])
 
 /** The settings as parsed once at `init`; nothing else reads the raw configuration. */
 final case class TtlStoreSettings(
@@ -32,7 +50,11 @@ final case class TtlStoreSettings(
     writeBufferSizeMb: Int,
     bloomFilterBitsPerKey: Int,
     sstCompression: String,
-    knownKeysCapacity: Int)
+    knownKeysCapacity: Int,
+    ttl: TtlPolicy = TtlPolicy.Off,
+    allowTtlOnStreamStreamJoin: Boolean = false,
+    sweepRowsPerCommit: Int = TtlStoreConfig.SweepRowsPerCommit.default,
+    testingClockMs: Option[Long] = None)
 
 /**
  * The table of ttlstore's settings. Spark passes a provider every explicitly set session conf that
@@ -42,11 +64,15 @@ final case class TtlStoreSettings(
 object TtlStoreConfig {
   val Prefix = "spark.sql.streaming.stateStore.ttlstore."
 
-  private def positiveLong(min: Long, max: Long)(s: String): Option[Long] =
+  private def longIn(min: Long, max: Long)(s: String): Option[Long] =
     s.toLongOption.filter(v => v >= min && v <= max)
+
+  private def intIn(min: Int, max: Int)(s: String): Option[Int] = longIn(min, max)(s).map(_.toInt)
 
   private def oneOf(values: String*)(s: String): Option[String] =
     values.find(_.equalsIgnoreCase(s))
+
+  private def boolean(s: String): Option[Boolean] = s.toLowerCase(Locale.ROOT).toBooleanOption
 
   val LocalDir: ConfigKey[String] = ConfigKey(
     "localDir", "",
@@ -60,20 +86,20 @@ object TtlStoreConfig {
     "Size of the block cache shared by all ttlstore RocksDB instances of one executor, in MiB. " +
       "The first store opened in an executor sets it.",
     "a whole number of MiB from 0 to 1048576",
-    positiveLong(0, 1L << 20))
+    longIn(0, 1L << 20))
 
   val WriteBufferSizeMb: ConfigKey[Int] = ConfigKey(
     "writeBufferSizeMB", 16,
     "Size of one RocksDB memtable per store, in MiB.",
     "a whole number of MiB from 1 to 1024",
-    s => positiveLong(1, 1024)(s).map(_.toInt))
+    intIn(1, 1024))
 
   val BloomFilterBitsPerKey: ConfigKey[Int] = ConfigKey(
     "bloomFilterBitsPerKey", 10,
     "Bits per key of the SST files' Bloom filters; they make lookups of absent keys (new " +
       "keys, duplicates checks) cheap. 0 turns the filters off.",
     "a whole number from 0 to 64",
-    s => positiveLong(0, 64)(s).map(_.toInt))
+    intIn(0, 64))
 
   val SstCompression: ConfigKey[String] = ConfigKey(
     "sstCompression", "lz4",
@@ -87,29 +113,109 @@ object TtlStoreConfig {
       "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 100 bytes " +
       "each). 0 turns it off.",
     "a whole number from 0 to 10000000",
-    s => positiveLong(0, 10000000)(s).map(_.toInt))
+    intIn(0, 10000000))
+
+  val Ttl: ConfigKey[Long] = ConfigKey(
+    "ttl", 0L,
+    "Time to live of a state row: it expires once this much time has passed since it was " +
+      "written (or, with updateType OnReadAndWrite, last read). 0 or unset: TTL off.",
+    Durations.allowed,
+    Durations.parseMillis,
+    scoped = true)
+
+  /** A scoped setting whose value is one of an enum's names (matched case-insensitively). */
+  private def enumKey[T <: Named](name: String, values: Seq[T], doc: String): ConfigKey[T] =
+    ConfigKey(name, values.head, doc, values.map(_.name).mkString("one of ", ", ", ""),
+      TtlPolicy.named(values), scoped = true)
+
+  val UpdateTypeKey: ConfigKey[UpdateType] = enumKey("updateType", UpdateType.all,
+    "OnCreateAndWrite: a write renews a row's timestamp. OnReadAndWrite: point reads " +
+      "(get, keyExists, prefix scans) in the query's write stores renew it too.")
+
+  val StateVisibilityKey: ConfigKey[StateVisibility] = enumKey("stateVisibility", StateVisibility.all,
+    "NeverReturnExpired: an expired row is invisible to every read and removed when accessed. " +
+      "ReturnExpiredIfNotCleanedUp: it is returned until the sweep removes it.")
+
+  val TimeCharacteristicKey: ConfigKey[TimeCharacteristic] = enumKey("timeCharacteristic",
+    TimeCharacteristic.all,
+    "ProcessingTime: rows are stamped with the wall clock, taken once per batch. EventTime: " +
+      "rows are stamped with eventTimeColumn, and now is the largest event time the store has " +
+      "seen (stream time), recorded with each version. Fixed for a checkpoint once it has rows.")
+
+  val EventTimeColumn: ConfigKey[Option[String]] = ConfigKey(
+    "eventTimeColumn", None,
+    "With EventTime: the timestamp or long (epoch milliseconds) field of the state's key or " +
+      "value row that stamps a row; a path such as window.end. The key is searched first.",
+    "a field path such as eventTime or window.end",
+    s => Some(s).filter(p => p.nonEmpty && p.split('.').forall(_.nonEmpty)).map(Some(_)),
+    scoped = true)
+
+  val AllowTtlOnStreamStreamJoin: ConfigKey[Boolean] = ConfigKey(
+    "allowTtlOnStreamStreamJoin", false,
+    "Stream-stream joins keep a count store and an index store per side that must agree; TTL " +
+      "expires rows of each independently, which can make a join fail or lose matches. ttlstore " +
+      "refuses TTL on a join unless this is true (you accept those risks).",
+    "true or false",
+    boolean,
+    scoped = true)
+
+  val SweepRowsPerCommit: ConfigKey[Int] = ConfigKey(
+    "sweepRowsPerCommit", 100000,
+    "Rows the incremental sweep examines per store and commit, resuming where it stopped, when " +
+      "some row may be expired; expired ones are removed. 0 turns the sweep off (expired rows " +
+      "are then removed on access and before snapshots).",
+    "a whole number from 0 to 100000000",
+    intIn(0, 100000000))
+
+  val TestingClockMs: ConfigKey[Option[Long]] = ConfigKey(
+    "testing.clockMs", None,
+    "For tests and demos only: the processing time, in epoch milliseconds, that every store of " +
+      "the query uses instead of the wall clock.",
+    "a whole number of epoch milliseconds",
+    s => s.toLongOption.map(Some(_)))
 
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
-    BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity)
+    BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
+    StateVisibilityKey, TimeCharacteristicKey, EventTimeColumn, AllowTtlOnStreamStreamJoin,
+    SweepRowsPerCommit, TestingClockMs)
 
-  /** Parses the explicitly set confs; any key under our prefix that we do not know is an error. */
-  def parse(sqlConfs: Map[String, String]): TtlStoreSettings = {
-    val known = all.map(_.key).toSet
-    sqlConfs.keys.filter(k => k.startsWith(Prefix) && !known.contains(k)).toSeq.sorted
-      .headOption.foreach(k => throw TtlStoreErrors.unknownConfig(k, all.map(_.key)))
+  /** Parses the explicitly set confs for one store; unknown keys under our prefix are errors. */
+  def parse(sqlConfs: Map[String, String], scope: StoreScope = StoreScope.Default): TtlStoreSettings = {
+    ConfigScope.checkKeys(sqlConfs)
     TtlStoreSettings(
       localDir = Some(LocalDir.readFrom(sqlConfs)).filter(_.nonEmpty),
       blockCacheSizeMb = BlockCacheSizeMb.readFrom(sqlConfs),
       writeBufferSizeMb = WriteBufferSizeMb.readFrom(sqlConfs),
       bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
       sstCompression = SstCompression.readFrom(sqlConfs),
-      knownKeysCapacity = KnownKeysCapacity.readFrom(sqlConfs))
+      knownKeysCapacity = KnownKeysCapacity.readFrom(sqlConfs),
+      ttl = ttlPolicy(sqlConfs, scope),
+      allowTtlOnStreamStreamJoin = AllowTtlOnStreamStreamJoin.resolve(sqlConfs, scope).value,
+      sweepRowsPerCommit = SweepRowsPerCommit.readFrom(sqlConfs),
+      testingClockMs = TestingClockMs.readFrom(sqlConfs))
+  }
+
+  /** The TTL policy of one store; event time without a column fails naming the keys. */
+  def ttlPolicy(sqlConfs: Map[String, String], scope: StoreScope): TtlPolicy = {
+    val time = TimeCharacteristicKey.resolve(sqlConfs, scope)
+    val column = EventTimeColumn.resolve(sqlConfs, scope)
+    if (time.value == TimeCharacteristic.EventTime && column.value.isEmpty) {
+      throw TtlStoreErrors.eventTimeColumnMissing(time.setBy.getOrElse(TimeCharacteristicKey.key),
+        ConfigScope.candidates(EventTimeColumn, scope).last)
+    }
+    TtlPolicy(
+      ttlMs = Ttl.resolve(sqlConfs, scope).value,
+      updateType = UpdateTypeKey.resolve(sqlConfs, scope).value,
+      visibility = StateVisibilityKey.resolve(sqlConfs, scope).value,
+      timeCharacteristic = time.value,
+      eventTimeColumn = column.value.filter(_ => time.value == TimeCharacteristic.EventTime))
   }
 
   /** The configuration reference, as `docs/configuration.md` holds it (a test keeps them equal). */
   def markdownReference: String = {
     val rows = all.map { k =>
-      s"| `${k.key}` | `${k.defaultText}` | ${k.allowed} | ${k.doc} |"
+      val scope = if (k.scoped) "global, operator, store" else "global"
+      s"| `${k.key}` | `${k.defaultText}` | $scope | ${k.allowed} | ${k.doc} |"
     }
     (Seq(
       "# Configuration reference",
@@ -120,8 +226,14 @@ object TtlStoreConfig {
       "with `spark.conf.set` before the query starts. Spark passes them to the provider; an",
       "invalid value or an unknown key under the prefix fails the query with the key's name.",
       "",
-      "| key | default | allowed | meaning |",
-      "|---|---|---|---|") ++ rows).mkString("", "\n", "\n")
+      "Settings whose scope includes *operator* and *store* can also be set for one stateful",
+      "operator, `" + Prefix + "operator.<operatorId>.<name>`, and for one store of an",
+      "operator, `" + Prefix + "operator.<operatorId>.store.<storeName>.<name>`; the most",
+      "specific setting wins. Operator ids are the ones Spark shows in the query's progress",
+      "(`stateOperators`) and state metadata: 0, 1, ... in plan order.",
+      "",
+      "| key | default | scope | allowed | meaning |",
+      "|---|---|---|---|---|") ++ rows).mkString("", "\n", "\n")
   }
 }
 

@@ -27,10 +27,48 @@ object TtlStoreErrors {
     error("INVALID_CONFIG", "key" -> key, "value" -> value, "allowed" -> allowed)(
       s"Invalid value '$value' for $key: expected $allowed. Fix the setting and restart the query.")
 
-  def unknownConfig(key: String, known: Seq[String]): TtlStoreException =
+  def unknownConfig(key: String, known: Seq[String], scoped: Seq[String]): TtlStoreException =
     error("UNKNOWN_CONFIG", "key" -> key)(
-      s"Unknown setting $key. ttlstore's settings are: ${known.mkString(", ")}. " +
-        "Check the spelling (see docs/configuration.md).")
+      s"Unknown setting $key. ttlstore's settings are: ${known.mkString(", ")}; these can also " +
+        s"be set per operator (operator.<id>.<name>) or store (operator.<id>.store.<store>.<name>): " +
+        s"${scoped.mkString(", ")}. Check the spelling (see docs/configuration.md).")
+
+  def eventTimeColumnMissing(timeKey: String, columnKey: String): TtlStoreException =
+    error("EVENT_TIME_COLUMN_MISSING", "key" -> timeKey)(
+      s"$timeKey is EventTime but no event time column is set: set $columnKey (or its operator/" +
+        "store-scoped form) to a timestamp or long field of the state, such as window.end.")
+
+  def eventTimeColumnInvalid(key: String, column: String, store: String, detail: String)
+      : TtlStoreException =
+    error("EVENT_TIME_COLUMN_INVALID", "key" -> key, "column" -> column, "store" -> store)(
+      s"$key names '$column', which cannot stamp the rows of $store: $detail. Name a timestamp " +
+        "or long (epoch milliseconds) field of the state's key or value, such as window.end.")
+
+  def ttlOnStreamStreamJoin(store: String, ttlKey: String, allowKey: String): TtlStoreException =
+    error("TTL_ON_STREAM_STREAM_JOIN", "store" -> store, "key" -> ttlKey)(
+      s"$ttlKey gives TTL to $store, a stream-stream join store. A join keeps a count store and " +
+        "an index store per side that must agree, and expiring their rows independently can fail " +
+        "the query or lose matches. Give the join operator no TTL (set " +
+        "operator.<id>.ttl to 0), bound the join's state with a watermark, or set " +
+        s"$allowKey=true to accept those risks (see docs/ttl.md).")
+
+  def unknownOperator(key: String, operatorId: Long, known: Seq[(Long, String)]): TtlStoreException =
+    error("UNKNOWN_OPERATOR", "key" -> key, "operatorId" -> operatorId)(
+      s"$key names stateful operator $operatorId, which this query does not have. Its stateful " +
+        s"operators are: ${if (known.isEmpty) "none" else known.map { case (i, n) => s"$i ($n)" }.mkString(", ")}. " +
+        "Fix the operator id (see the query's progress, stateOperators).")
+
+  def unknownStore(key: String, operatorId: Long, store: String, known: Seq[String]): TtlStoreException =
+    error("UNKNOWN_STORE", "key" -> key, "store" -> store)(
+      s"$key names store '$store' of operator $operatorId, which has the stores: " +
+        s"${known.mkString(", ")}. Fix the store name.")
+
+  def timeCharacteristicChanged(store: String, key: String, recorded: String, requested: String)
+      : TtlStoreException =
+    error("TIME_CHARACTERISTIC_CHANGED", "store" -> store, "key" -> key)(
+      s"The rows of $store are stamped in $recorded, but $key asks for $requested. Timestamps " +
+        s"of one kind cannot be judged by the other: set $key back to $recorded, or run the query " +
+        "from a new checkpoint.")
 
   def unsupportedOperation(operation: String, why: String): TtlStoreException =
     error("UNSUPPORTED_OPERATION", "operation" -> operation)(

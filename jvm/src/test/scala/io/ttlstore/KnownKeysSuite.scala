@@ -8,37 +8,43 @@ class KnownKeysSuite extends AnyFunSuite {
 
   test("a key never seen is unknown; a recorded key answers by content, not by array identity") {
     val known = new KnownKeys(10)
-    assert(known.lookup(Array[Byte](1, 2)) == Unknown)
-    known.record(Array[Byte](1, 2), exists = true)
-    known.record(Array[Byte](3), exists = false)
-    assert(known.lookup(Array[Byte](1, 2)) == Exists)
-    assert(known.lookup(Array[Byte](3)) == Absent)
-    assert(known.lookup(Array[Byte](1)) == Unknown)
+    assert(known.lookup(Array[Byte](1, 2)) == null)
+    known.record(Array[Byte](1, 2), 42L)
+    known.recordAbsent(Array[Byte](3))
+    assert(known.lookup(Array[Byte](1, 2)) == 42L)
+    assert(isAbsent(known.lookup(Array[Byte](3))))
+    assert(known.lookup(Array[Byte](1)) == null)
+  }
+
+  test("a row stamped Long.MinValue is not mistaken for an absent key") {
+    val known = new KnownKeys(10)
+    known.record(Array[Byte](5), Long.MinValue)
+    assert(!isAbsent(known.lookup(Array[Byte](5))) && known.lookup(Array[Byte](5)) == Long.MinValue)
   }
 
   test("the latest record of a key wins") {
     val known = new KnownKeys(10)
-    known.record(Array[Byte](7), exists = true)
-    known.record(Array[Byte](7), exists = false)
-    assert(known.lookup(Array[Byte](7)) == Absent)
+    known.record(Array[Byte](7), 1L)
+    known.recordAbsent(Array[Byte](7))
+    assert(isAbsent(known.lookup(Array[Byte](7))))
   }
 
   test("reaching the capacity starts over, so memory stays bounded") {
     val known = new KnownKeys(3)
-    (1 to 3).foreach(i => known.record(Array(i.toByte), exists = true))
+    (1 to 3).foreach(i => known.record(Array(i.toByte), i.toLong))
     assert(known.size == 3)
-    known.record(Array[Byte](9), exists = true)
+    known.record(Array[Byte](9), 9L)
     assert(known.size == 1)
-    assert(known.lookup(Array[Byte](1)) == Unknown && known.lookup(Array[Byte](9)) == Exists)
+    assert(known.lookup(Array[Byte](1)) == null && known.lookup(Array[Byte](9)) == 9L)
   }
 
   test("capacity 0 remembers nothing, and clear forgets everything") {
     val off = new KnownKeys(0)
-    off.record(Array[Byte](1), exists = true)
-    assert(off.lookup(Array[Byte](1)) == Unknown)
+    off.record(Array[Byte](1), 1L)
+    assert(off.lookup(Array[Byte](1)) == null)
     val known = new KnownKeys(5)
-    known.record(Array[Byte](1), exists = true)
+    known.record(Array[Byte](1), 1L)
     known.clear()
-    assert(known.lookup(Array[Byte](1)) == Unknown)
+    assert(known.lookup(Array[Byte](1)) == null)
   }
 }

@@ -55,14 +55,15 @@ object StoreFixtures {
       conf: StateStoreConf = storeConf(),
       spec: KeyStateEncoderSpec = NoPrefixKeyStateEncoderSpec(keySchema),
       partition: Int = 0,
-      storeName: String = StateStoreId.DEFAULT_STORE_NAME): StateStoreProvider = {
+      storeName: String = StateStoreId.DEFAULT_STORE_NAME,
+      operatorId: Long = 0L): StateStoreProvider = {
     val provider = Class.forName(className).getDeclaredConstructor().newInstance()
       .asInstanceOf[StateStoreProvider]
     val hadoopConf = new Configuration()
     // Spark's HDFS provider insists on the streaming query's run id, as a running query sets it.
     hadoopConf.set(org.apache.spark.sql.execution.streaming.runtime.StreamExecution.RUN_ID_KEY,
       java.util.UUID.randomUUID().toString)
-    provider.init(StateStoreId(checkpoint.getAbsolutePath, 0L, partition, storeName), keySchema,
+    provider.init(StateStoreId(checkpoint.getAbsolutePath, operatorId, partition, storeName), keySchema,
       valueSchema, spec, useColumnFamilies = false, conf, hadoopConf,
       useMultipleValuesPerKey = false, stateSchemaProvider = None)
     provider

@@ -8,7 +8,8 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreConfig._
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4", 100000))
+    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4", 100000, TtlPolicy.Off,
+      allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
   }
 
   test("set keys are parsed, case-insensitively for names of things") {
@@ -34,5 +35,47 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   test("docs/configuration.md is exactly what the table generates (run `make docs`)") {
     val docs = new String(Files.readAllBytes(Paths.get("docs/configuration.md")), "UTF-8")
     assert(docs == markdownReference)
+  }
+}
+
+class TtlScopeSuite extends AnyFunSuite {
+  import TtlStoreConfig._
+
+  private val confs = Map(
+    Ttl.key -> "1h",
+    Prefix + "operator.2.ttl" -> "10 minutes",
+    Prefix + "operator.2.store.left-keyToNumValues.ttl" -> "0",
+    Prefix + "operator.2.updateType" -> "onreadandwrite")
+
+  test("the most specific of store, operator and global settings wins, option by option") {
+    assert(parse(confs, StoreScope(0, "default")).ttl.ttlMs == 3600000L)
+    val op = parse(confs, StoreScope(2, "default")).ttl
+    assert(op.ttlMs == 600000L && op.updateType == UpdateType.OnReadAndWrite)
+    val store = parse(confs, StoreScope(2, "left-keyToNumValues")).ttl
+    assert(!store.enabled && store.updateType == UpdateType.OnReadAndWrite)
+  }
+
+  test("scoped keys are listed with the operator and store they target") {
+    val keys = ConfigScope.scopedKeys(confs).map(k => (k.operatorId, k.storeName, k.setting.name))
+    assert(keys.toSet == Set((2L, None, "ttl"), (2L, Some("left-keyToNumValues"), "ttl"),
+      (2L, None, "updateType")))
+  }
+
+  test("a bad scoped value fails naming the scoped key and what is allowed") {
+    Seq("-1s", "soon").foreach { bad =>
+      val e = intercept[TtlStoreException](parse(Map(Prefix + "operator.1.ttl" -> bad), StoreScope(1, "default")))
+      assert(e.errorName == "INVALID_CONFIG" && e.getMessage.contains(Prefix + "operator.1.ttl"))
+      assert(e.getMessage.contains("10 minutes"))
+    }
+    val e = intercept[TtlStoreException](parse(Map(StateVisibilityKey.key -> "Sometimes")))
+    assert(e.getMessage.contains("NeverReturnExpired, ReturnExpiredIfNotCleanedUp"))
+  }
+
+  test("only TTL settings can be scoped; anything else under the prefix is unknown") {
+    Seq("operator.1.blockCacheSizeMB", "operator.x.ttl", "operator.1.store.ttl", "operator.1.ttlMs")
+      .foreach { k =>
+        val e = intercept[TtlStoreException](parse(Map(Prefix + k -> "1")))
+        assert(e.errorName == "UNKNOWN_CONFIG", k)
+      }
   }
 }

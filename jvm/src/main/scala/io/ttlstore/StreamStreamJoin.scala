@@ -1,0 +1,15 @@
+package io.ttlstore
+
+/**
+ * Stream-stream join stores. Spark's join (state format 2, the one third-party providers get) keeps
+ * per side a `keyToNumValues` count store and a `keyWithIndexToValue` index store that must agree:
+ * expiring rows of one and not the other breaks the join's invariants, so TTL is refused there
+ * unless the user accepts the risk.
+ */
+object StreamStreamJoin {
+  val StoreNames: Seq[String] =
+    for (side <- Seq("left", "right"); kind <- Seq("keyToNumValues", "keyWithIndexToValue"))
+      yield s"$side-$kind"
+
+  def isJoinStore(storeName: String): Boolean = StoreNames.contains(storeName)
+}

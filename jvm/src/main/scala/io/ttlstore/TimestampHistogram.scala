@@ -1,0 +1,94 @@
+package io.ttlstore
+
+import java.util.{TreeMap => JTreeMap}
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * How many stored rows carry which timestamps, in buckets `granularityMs` wide, at most
+ * [[TimestampHistogram.MaxBuckets]] of them: when there would be more, buckets merge pairwise (the
+ * granularity doubles). In processing time every row written by one version carries that version's
+ * "now", so the buckets are exact until more than `MaxBuckets` versions' rows are alive.
+ *
+ * It answers, without reading a row: may any row be expired (decides whether the sweep runs), and
+ * how many rows are certainly expired (the `expired rows still stored` metric). Kept in step with
+ * every put and delete, and recorded with each version so that loading needs no scan. Pure data.
+ */
+final class TimestampHistogram private (private var granularity: Long) {
+  import TimestampHistogram._
+
+  private val buckets = new JTreeMap[java.lang.Long, java.lang.Long]()
+  private var rows = 0L
+
+  def granularityMs: Long = granularity
+  def total: Long = rows
+  def isEmpty: Boolean = rows == 0
+
+  def add(ts: Long): Unit = {
+    bump(bucketOf(ts), 1L)
+    rows += 1
+    if (buckets.size > MaxBuckets) coarsen()
+  }
+
+  /** Forgets one row stamped `ts` (the caller read that stamp from the row it deletes). */
+  def remove(ts: Long): Unit = {
+    val b = bucketOf(ts)
+    if (buckets.containsKey(b)) {
+      bump(b, -1L)
+      rows -= 1
+    }
+  }
+
+  /** The smallest timestamp any stored row can have (a bucket start); None when empty. */
+  def oldest: Option[Long] = if (buckets.isEmpty) None else Some(buckets.firstKey())
+
+  /** True if some stored row may be expired at `now`: only then is a sweep worth its reads. */
+  def mayHaveExpired(ttlMs: Long, now: Long): Boolean =
+    oldest.exists(ts => ExpiryRule.isExpired(ts, ttlMs, now))
+
+  /** Rows that are expired at `now` for certain: those in buckets whose newest instant is expired. */
+  def certainlyExpired(ttlMs: Long, now: Long): Long = {
+    var n = 0L
+    val it = buckets.entrySet().iterator()
+    var going = ttlMs > 0
+    while (going && it.hasNext) {
+      val e = it.next()
+      val newest = if (e.getKey > Long.MaxValue - (granularity - 1)) Long.MaxValue else e.getKey + granularity - 1
+      if (ExpiryRule.isExpired(newest, ttlMs, now)) n += e.getValue else going = false
+    }
+    n
+  }
+
+  def entries: Seq[(Long, Long)] = buckets.asScala.toSeq.map { case (k, v) => (k.longValue, v.longValue) }
+
+  def copy(): TimestampHistogram = TimestampHistogram(granularity, entries)
+
+  private def bucketOf(ts: Long): Long = Math.floorDiv(ts, granularity) * granularity
+
+  private def bump(bucket: Long, delta: Long): Unit = {
+    val now = Option(buckets.get(bucket)).map(_.longValue).getOrElse(0L) + delta
+    if (now <= 0) buckets.remove(bucket) else buckets.put(bucket, now)
+  }
+
+  private def coarsen(): Unit = {
+    val old = entries
+    buckets.clear()
+    granularity = if (granularity > Long.MaxValue / 2) granularity else granularity * 2
+    old.foreach { case (b, n) => bump(bucketOf(b), n) }
+  }
+}
+
+object TimestampHistogram {
+  val MaxBuckets = 128
+
+  def empty(): TimestampHistogram = new TimestampHistogram(1L)
+
+  /** Rebuilds a recorded histogram. */
+  def apply(granularityMs: Long, entries: Seq[(Long, Long)]): TimestampHistogram = {
+    require(granularityMs >= 1, s"granularity must be at least 1 ms, was $granularityMs")
+    val h = new TimestampHistogram(granularityMs)
+    entries.foreach { case (b, n) => if (n > 0) { h.bump(h.bucketOf(b), n); h.rows += n } }
+    while (h.buckets.size > MaxBuckets) h.coarsen()
+    h
+  }
+}

@@ -1,0 +1,48 @@
+package io.ttlstore
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+class TimestampHistogramSuite extends AnyFunSuite {
+
+  test("counts rows by timestamp and forgets removed ones") {
+    val h = TimestampHistogram.empty()
+    Seq(10L, 10L, 20L).foreach(h.add)
+    h.remove(10L)
+    assert(h.total == 2 && h.entries == Seq(10L -> 1L, 20L -> 1L) && h.oldest.contains(10L))
+  }
+
+  test("knows whether any row may be expired, and how many certainly are") {
+    val h = TimestampHistogram.empty()
+    Seq(100L, 100L, 200L).foreach(h.add)
+    assert(!h.mayHaveExpired(ttlMs = 50, now = 149))
+    assert(h.mayHaveExpired(ttlMs = 50, now = 150))
+    assert(h.certainlyExpired(ttlMs = 50, now = 150) == 2)
+    assert(h.certainlyExpired(ttlMs = 50, now = 250) == 3)
+    assert(h.certainlyExpired(ttlMs = 0, now = 250) == 0)
+  }
+
+  test("more distinct timestamps than buckets coarsen it, keeping totals and lower bounds") {
+    val r = new Random(3)
+    val h = TimestampHistogram.empty()
+    val stamps = Seq.fill(5000)(r.nextInt(100000).toLong - 50000)
+    stamps.foreach(h.add)
+    assert(h.entries.size <= TimestampHistogram.MaxBuckets && h.granularityMs > 1)
+    assert(h.total == 5000 && h.oldest.get <= stamps.min)
+    (1 to 50).foreach { _ =>
+      val now = r.nextInt(200000).toLong - 50000
+      val exact = stamps.count(ts => ExpiryRule.isExpired(ts, 1000, now))
+      assert(h.certainlyExpired(1000, now) <= exact)
+    }
+    stamps.foreach(h.remove)
+    assert(h.isEmpty && h.entries.isEmpty)
+  }
+
+  test("a recorded histogram rebuilds to the same counts") {
+    val h = TimestampHistogram.empty()
+    Seq(5L, 7L, 7L).foreach(h.add)
+    val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h).toJson)
+    assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L))
+  }
+}
