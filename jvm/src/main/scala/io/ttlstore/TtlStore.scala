@@ -310,55 +310,16 @@ final class TtlStore(
   private def scan(prefix: Option[Array[Byte]], refresh: Boolean): StateStoreIterator[UnsafeRowPair] = {
     val it = local.db.newIterator()
     openIterators += it
-    prefix match {
-      case Some(p) => it.seek(p)
-      case None => it.seekToFirst()
-    }
-    val pair = new UnsafeRowPair()
-    val rowsIterator = new Iterator[UnsafeRowPair] {
-      private var open = true
-      /** The current row's value if already read by [[skipExpired]]. */
-      private var current: Array[Byte] = _
-      override def hasNext: Boolean = open && {
-        skipExpired()
-        val valid = it.isValid && prefix.forall(p => startsWith(it.key(), p))
-        if (!valid) closeOne(it)
-        open = valid
-        valid
-      }
-      override def next(): UnsafeRowPair = {
-        if (!hasNext) throw new NoSuchElementException("no more rows")
-        val k = it.key()
-        val stored = if (current != null) current else it.value()
-        val value = if (refresh) renew(k, stored, TimestampedValue.timestamp(stored)) else stored
-        current = null
-        it.next()
-        pair.withRows(keyCodec.decode(k), valueRow(value))
-      }
-      /** Steps over expired rows that must stay hidden, removing them in a write store. */
-      private def skipExpired(): Unit =
-        if (policy.enabled && !policy.returnsExpired && current == null) {
-          var going = true
-          while (going && it.isValid) {
-            val k = if (prefix.isDefined || writable) it.key() else null
-            if (prefix.exists(p => !startsWith(k, p))) going = false
-            else {
-              val v = it.value()
-              val ts = TimestampedValue.timestamp(v)
-              if (ExpiryRule.isExpired(ts, policy.ttlMs, now)) {
-                if (writable) { delete(k, ts); expiry.onAccess += 1 }
-                it.next()
-              } else { current = v; going = false }
-            }
-          }
-        }
-    }
-    new StateStoreIterator(rowsIterator, () => closeOne(it))
+    val hides = policy.enabled && !policy.returnsExpired
+    val rows = new StoreScan(it, prefix,
+      hidden = ts => hides && ExpiryRule.isExpired(ts, policy.ttlMs, now),
+      onHidden = (k, ts) => if (writable) { delete(k, ts); expiry.onAccess += 1 },
+      present = (k, v) => if (refresh) renew(k, v, TimestampedValue.timestamp(v)) else v,
+      decodeKey = keyCodec.decode,
+      decodeValue = valueRow,
+      onEnd = () => closeOne(it))
+    new StateStoreIterator(rows, () => closeOne(it))
   }
-
-  private def startsWith(bytes: Array[Byte], prefix: Array[Byte]): Boolean =
-    bytes.length >= prefix.length &&
-      java.util.Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length)
 
   private def closeOne(it: RocksIterator): Unit = if (openIterators.remove(it)) it.close()
 
