@@ -102,7 +102,7 @@ final class LocalStore(
     if (handle != null) handle.close()
     handle = null
     loadedVersion = -1L
-    FileUtils.deleteQuietly(workDir)
+    LocalWorkDirs.release(workDir)
   }
 
   private def restore(snapshotVersion: Option[Long]): Unit = {

@@ -1,7 +1,6 @@
 package io.ttlstore
 
 import java.io.File
-import java.util.UUID
 
 import scala.util.control.NonFatal
 
@@ -67,7 +66,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
     this.snapshots = new SnapshotUploader(files)
     val codec = KeyCodec(keyStateEncoderSpec, keySchema)
-    val workDir = new File(localRoot(settings), s"ttlstore-${UUID.randomUUID()}")
+    val workDir = LocalWorkDirs.create(localRoot(settings))
     this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots)
     val valueFieldCount = valueSchema.length
     this.context = new TtlStore.Context {

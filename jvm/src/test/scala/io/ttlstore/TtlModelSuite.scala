@@ -10,35 +10,46 @@ import io.ttlstore.TtlStoreConfig._
 
 /**
  * Random puts, reads, removes, clock moves and restarts, checked step by step against a plain model
- * of the rule: a row last written (or renewed) at `ts` is gone once `ts + ttl <= now`.
+ * of the rule: a row last written (or renewed) at `ts` is gone once `ts + ttl <= now`. In processing
+ * time `now` is the clock; in event time a row's value is its event time (sometimes late) and `now`
+ * is the largest event time committed before the step.
  */
 class TtlModelSuite extends AnyFunSuite {
   private val ttlMs = 10L
 
   for {
+    time <- TimeCharacteristic.all
     update <- UpdateType.all
     visibility <- StateVisibility.all
-    seed <- 1 to 2
-  } test(s"the store agrees with the model (${update.name}, ${visibility.name}, seed $seed)") {
-    val r = new Random(seed * 31 + update.name.length * 7 + visibility.name.length)
+    seed <- 1 to (if (time == TimeCharacteristic.ProcessingTime) 2 else 1)
+  } test(s"the store agrees with the model (${time.name}, ${update.name}, ${visibility.name}, seed $seed)") {
+    val r = new Random(seed * 31 + update.name.length * 7 + visibility.name.length + time.name.length)
     val returnsExpired = visibility == StateVisibility.ReturnExpiredIfNotCleanedUp
-    withHarness(ttl(ttlMs, UpdateTypeKey -> update.name, StateVisibilityKey -> visibility.name)) { h =>
+    val eventTime = time == TimeCharacteristic.EventTime
+    val timeSettings = if (eventTime) Seq(TimeCharacteristicKey -> time.name, EventTimeColumn -> "count") else Nil
+    withHarness(ttl(ttlMs, (Seq(UpdateTypeKey -> update.name, StateVisibilityKey -> visibility.name) ++
+        timeSettings): _*)) { h =>
       var model = Map.empty[String, (Long, Long)] // key -> (value, timestamp)
-      var now = 0L
+      var now = if (eventTime) Long.MinValue else 0L
+      var clock = 0L
+      var streamTime = Long.MinValue
       def expired(ts: Long) = ExpiryRule.isExpired(ts, ttlMs, now)
 
       (1 to 80).foreach { step =>
-        now += r.nextInt(6)
-        h.clock.set(now)
+        clock += r.nextInt(6)
+        h.clock.set(clock)
+        now = if (eventTime) streamTime else clock
         if (r.nextInt(10) == 0) h.restart()
         val store = h.current.getStore(h.version)
         (1 to 1 + r.nextInt(4)).foreach { _ =>
           val k = s"k${r.nextInt(8)}"
           r.nextInt(3) match {
             case 0 =>
-              val v = r.nextInt(1000).toLong
+              // In event time the value is the row's event time: around the clock, sometimes late.
+              val v = if (eventTime) clock - r.nextInt(15) else r.nextInt(1000).toLong
               store.put(key(k), value(v))
-              model += k -> (v, now)
+              model += k -> (v, if (eventTime) v else now)
+              if (eventTime) streamTime = math.max(streamTime, v)
             case 1 =>
               val expected = model.get(k) match {
                 case Some((v, ts)) if expired(ts) =>
@@ -57,7 +68,10 @@ class TtlModelSuite extends AnyFunSuite {
         h.version = store.commit()
         model = model.filter { case (_, (_, ts)) => !expired(ts) } // the commit's sweep
         assert(store.metrics.numKeys == model.size, s"rows after step $step")
-        assert(h.visible == model.map { case (k, (v, _)) => k -> v }, s"visible rows after step $step")
+        // A read store of the next version judges with its own now: in event time, the new stream time.
+        now = if (eventTime) streamTime else clock
+        val shown = if (returnsExpired) model else model.filter { case (_, (_, ts)) => !expired(ts) }
+        assert(h.visible == shown.map { case (k, (v, _)) => k -> v }, s"visible rows after step $step")
       }
     }
   }
