@@ -59,6 +59,8 @@ demo: install
 	$(PY) -m ttlstore.demo
 
 bench: install
+	mkdir -p bench-output
+	$(SBT) -error "jvm/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json"
 	$(PY) tests/bench/run_bench.py
 
 docs: venv $(SBT_LAUNCHER)
