@@ -21,7 +21,7 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv jar install test test-jvm test-python demo bench docs clean
+.PHONY: all venv jar install test test-native test-jvm test-python demo bench docs clean
 
 all: install
 
@@ -47,7 +47,22 @@ jar: venv $(SBT_LAUNCHER)
 
 install: jar
 
-test: test-jvm test-python
+test: test-native test-jvm test-python
+
+# The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
+# fuzz run, built with AddressSanitizer and UndefinedBehaviorSanitizer (Debian's gcc ships both).
+CC ?= cc
+NATIVE_SRC := jvm/src/main/c
+NATIVE_TEST := jvm/target/native/test_ttl_expiry
+GOLDEN := jvm/src/test/resources/golden
+FUZZ_ITERATIONS ?= 200000
+
+test-native:
+	mkdir -p $(dir $(NATIVE_TEST))
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all -I$(NATIVE_SRC) \
+		-o $(NATIVE_TEST) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
+	$(NATIVE_TEST) $(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
 
 test-jvm: jar
 	$(SBT) jvm/test

@@ -1,11 +1,22 @@
 package io.ttlstore
 
+import scala.io.Source
 import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
 class ExpiryRuleSuite extends AnyFunSuite {
   import ExpiryRule._
+
+  test("the golden vectors shared with the native filter's C tests hold") {
+    val source = Source.fromResource("golden/expiry-vectors.tsv")
+    val vectors = try source.getLines().filterNot(l => l.startsWith("#") || l.isEmpty).toList finally source.close()
+    assert(vectors.size >= 10)
+    vectors.foreach { line =>
+      val Array(name, ts, ttl, now, expired) = line.split('\t')
+      assert(isExpired(ts.toLong, ttl.toLong, now.toLong) == (expired == "1"), name)
+    }
+  }
 
   test("a row is expired exactly when ts + ttl <= now") {
     assert(!isExpired(ts = 100, ttlMs = 10, now = 109))
