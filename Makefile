@@ -6,6 +6,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 PYTHON ?= python3
+CC ?= cc
 VENV := .venv
 PY := $(VENV)/bin/python
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_version.py)
@@ -21,7 +22,7 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv jar install test test-native test-jvm test-python demo bench docs clean
+.PHONY: all venv native jar install test test-native test-jvm test-python demo bench docs clean
 
 all: install
 
@@ -38,8 +39,22 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
+# The native TTL compaction filter, for the platform the build runs on; sbt packs it into the jar
+# from jvm/target/native-resources. JNI headers come from the JDK that runs the build.
+JAVA_HOME ?= $(shell dirname $$(dirname $$(readlink -f $$(command -v javac))))
+PLATFORM := $(shell uname -s | tr A-Z a-z)-$(shell uname -m | sed 's/amd64/x86_64/;s/arm64/aarch64/')
+NATIVE_LIB := jvm/target/native-resources/io/ttlstore/native/$(PLATFORM)/libttlstore_filter.so
+
+native: $(NATIVE_LIB)
+
+$(NATIVE_LIB): jvm/src/main/c/ttl_expiry.c jvm/src/main/c/ttl_expiry.h jvm/src/main/c/ttl_filter_jni.c
+	mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -I$(JAVA_HOME)/include \
+		-I$(JAVA_HOME)/include/$(shell uname -s | tr A-Z a-z) -o $@ \
+		jvm/src/main/c/ttl_expiry.c jvm/src/main/c/ttl_filter_jni.c -ldl
+
 # The jar is built against the jars of the pyspark in .venv (see build.sbt).
-jar: venv $(SBT_LAUNCHER)
+jar: venv $(SBT_LAUNCHER) native
 	$(SBT) jvm/package
 	mkdir -p python/ttlstore/jars
 	rm -f python/ttlstore/jars/*.jar
@@ -51,7 +66,6 @@ test: test-native test-jvm test-python
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
 # fuzz run, built with AddressSanitizer and UndefinedBehaviorSanitizer (Debian's gcc ships both).
-CC ?= cc
 NATIVE_SRC := jvm/src/main/c
 NATIVE_TEST := jvm/target/native/test_ttl_expiry
 GOLDEN := jvm/src/test/resources/golden
@@ -64,7 +78,7 @@ test-native:
 		-o $(NATIVE_TEST) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
 	$(NATIVE_TEST) $(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
 
-test-jvm: jar
+test-jvm: jar native
 	$(SBT) jvm/test
 
 test-python: install

@@ -28,6 +28,8 @@ lazy val jvm = (project in file("jvm"))
           "or set SPARK_JARS_DIR to the jars/ folder of a Spark 4.3.0 distribution."))
     },
     Compile / unmanagedJars ++= (sparkJarsDir.value * "*.jar").classpath,
+    // The native TTL filter, built by `make native` for the platform the build runs on.
+    Compile / unmanagedResourceDirectories += (ThisBuild / baseDirectory).value / "jvm" / "target" / "native-resources",
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // Spark's own scala-library comes with its jars; do not package Scala into ours either.
     autoScalaLibrary := true,

@@ -1,0 +1,118 @@
+/*
+ * ttlstore's native TTL compaction filter, made with the RocksDB C API that the librocksdbjni
+ * already loaded by the JVM exports (no RocksDB fork, no second RocksDB: see shared NOTES §2).
+ *
+ * The object rocksdb_compactionfilter_create returns is a rocksdb::CompactionFilter, so its address
+ * is what RocksJava's AbstractCompactionFilter(long) wraps; RocksJava deletes it when the Java
+ * object is closed, which calls filter_destroy and frees the state. We never link against
+ * librocksdbjni (it has no SONAME): we find it among the loaded objects and dlsym what we need.
+ *
+ * "Now" is pushed by the JVM into an atomic; the filter never calls back into the JVM per row.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <jni.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttl_expiry.h"
+
+typedef unsigned char (*filter_fn)(void *, int, const char *, size_t, const char *, size_t, char **,
+                                   size_t *, unsigned char *);
+typedef void *(*create_fn)(void *, void (*)(void *), filter_fn, const char *(*)(void *));
+
+static create_fn compactionfilter_create = NULL;
+static char bind_error[1024];
+
+struct filter_state {
+  int64_t ttl_ms;
+  _Atomic int64_t now;
+  _Atomic int64_t removed;
+};
+
+static unsigned char filter_decide(void *state, int level, const char *key, size_t key_length,
+                                   const char *value, size_t value_length, char **new_value,
+                                   size_t *new_value_length, unsigned char *value_changed) {
+  (void)level; (void)key; (void)key_length; (void)new_value; (void)new_value_length;
+  struct filter_state *s = state;
+  *value_changed = 0;
+  int64_t now = atomic_load_explicit(&s->now, memory_order_relaxed);
+  if (ttl_should_remove((const unsigned char *)value, value_length, s->ttl_ms, now)) {
+    atomic_fetch_add_explicit(&s->removed, 1, memory_order_relaxed);
+    return 1;
+  }
+  return 0;
+}
+
+static void filter_destroy(void *state) { free(state); }
+
+static const char *filter_name(void *state) {
+  (void)state;
+  return "io.ttlstore.TtlCompactionFilter";
+}
+
+static int find_rocksdbjni(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  if (info->dlpi_name && strstr(info->dlpi_name, "librocksdbjni")) {
+    snprintf((char *)data, 4096, "%s", info->dlpi_name);
+    return 1;
+  }
+  return 0;
+}
+
+/* Binds to the loaded librocksdbjni; returns NULL, or what is missing. Idempotent. */
+JNIEXPORT jstring JNICALL Java_io_ttlstore_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
+  (void)self;
+  if (compactionfilter_create != NULL) return NULL;
+  char path[4096] = {0};
+  if (!dl_iterate_phdr(find_rocksdbjni, path)) {
+    snprintf(bind_error, sizeof bind_error,
+             "no librocksdbjni is loaded in this process (load RocksDB before the filter)");
+    return (*env)->NewStringUTF(env, bind_error);
+  }
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (lib == NULL) {
+    snprintf(bind_error, sizeof bind_error, "cannot reopen %s: %s", path, dlerror());
+    return (*env)->NewStringUTF(env, bind_error);
+  }
+  void *symbol = dlsym(lib, "rocksdb_compactionfilter_create");
+  if (symbol == NULL) {
+    snprintf(bind_error, sizeof bind_error, "%s does not export rocksdb_compactionfilter_create", path);
+    return (*env)->NewStringUTF(env, bind_error);
+  }
+  memcpy(&compactionfilter_create, &symbol, sizeof symbol);
+  return NULL;
+}
+
+/* A new filter: returns {filter handle, state handle}; the filter owns the state. */
+JNIEXPORT jlongArray JNICALL Java_io_ttlstore_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
+                                                                         jlong ttl_ms, jlong now) {
+  (void)self;
+  if (compactionfilter_create == NULL) return NULL;
+  struct filter_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return NULL;
+  s->ttl_ms = ttl_ms;
+  atomic_store(&s->now, now);
+  atomic_store(&s->removed, 0);
+  void *filter = compactionfilter_create(s, filter_destroy, filter_decide, filter_name);
+  jlongArray out = (*env)->NewLongArray(env, 2);
+  if (out == NULL) return NULL;
+  jlong handles[2] = {(jlong)(intptr_t)filter, (jlong)(intptr_t)s};
+  (*env)->SetLongArrayRegion(env, out, 0, 2, handles);
+  return out;
+}
+
+JNIEXPORT void JNICALL Java_io_ttlstore_NativeTtlFilterLib_setNow(JNIEnv *env, jobject self,
+                                                                  jlong state, jlong now) {
+  (void)env; (void)self;
+  atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->now, now, memory_order_relaxed);
+}
+
+JNIEXPORT jlong JNICALL Java_io_ttlstore_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,
+                                                                    jlong state) {
+  (void)env; (void)self;
+  return atomic_load_explicit(&((struct filter_state *)(intptr_t)state)->removed, memory_order_relaxed);
+}
