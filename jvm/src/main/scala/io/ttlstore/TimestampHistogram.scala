@@ -17,8 +17,12 @@ import scala.jdk.CollectionConverters._
 final class TimestampHistogram private (private var granularity: Long) {
   import TimestampHistogram._
 
-  private val buckets = new JTreeMap[java.lang.Long, java.lang.Long]()
+  private val buckets = new JTreeMap[java.lang.Long, Count]()
   private var rows = 0L
+  // Puts of one version mostly share one timestamp (processing time): the last bucket touched is
+  // kept at hand, so they cost no map lookup and no boxing.
+  private var lastBucket = Long.MinValue
+  private var lastCount: Count = _
 
   def granularityMs: Long = granularity
   def total: Long = rows
@@ -33,7 +37,8 @@ final class TimestampHistogram private (private var granularity: Long) {
   /** Forgets one row stamped `ts` (the caller read that stamp from the row it deletes). */
   def remove(ts: Long): Unit = {
     val b = bucketOf(ts)
-    if (buckets.containsKey(b)) {
+    val count = if (lastCount != null && b == lastBucket) lastCount else buckets.get(b)
+    if (count != null) {
       bump(b, -1L)
       rows -= 1
     }
@@ -54,25 +59,37 @@ final class TimestampHistogram private (private var granularity: Long) {
     while (going && it.hasNext) {
       val e = it.next()
       val newest = if (e.getKey > Long.MaxValue - (granularity - 1)) Long.MaxValue else e.getKey + granularity - 1
-      if (ExpiryRule.isExpired(newest, ttlMs, now)) n += e.getValue else going = false
+      if (ExpiryRule.isExpired(newest, ttlMs, now)) n += e.getValue.n else going = false
     }
     n
   }
 
-  def entries: Seq[(Long, Long)] = buckets.asScala.toSeq.map { case (k, v) => (k.longValue, v.longValue) }
+  def entries: Seq[(Long, Long)] = buckets.asScala.toSeq.map { case (k, v) => (k.longValue, v.n) }
 
   def copy(): TimestampHistogram = TimestampHistogram(granularity, entries)
 
   private def bucketOf(ts: Long): Long = Math.floorDiv(ts, granularity) * granularity
 
   private def bump(bucket: Long, delta: Long): Unit = {
-    val now = Option(buckets.get(bucket)).map(_.longValue).getOrElse(0L) + delta
-    if (now <= 0) buckets.remove(bucket) else buckets.put(bucket, now)
+    val count =
+      if (lastCount != null && bucket == lastBucket) lastCount
+      else {
+        var c = buckets.get(bucket)
+        if (c == null) { c = new Count; buckets.put(bucket, c) }
+        if (delta > 0) { lastBucket = bucket; lastCount = c } // removals go to older buckets
+        c
+      }
+    count.n += delta
+    if (count.n <= 0) {
+      buckets.remove(bucket)
+      if (count eq lastCount) lastCount = null
+    }
   }
 
   private def coarsen(): Unit = {
     val old = entries
     buckets.clear()
+    lastCount = null
     granularity = if (granularity > Long.MaxValue / 2) granularity else granularity * 2
     old.foreach { case (b, n) => bump(bucketOf(b), n) }
   }
@@ -80,6 +97,9 @@ final class TimestampHistogram private (private var granularity: Long) {
 
 object TimestampHistogram {
   val MaxBuckets = 128
+
+  /** A bucket's row count, changed in place. */
+  private final class Count { var n = 0L }
 
   def empty(): TimestampHistogram = new TimestampHistogram(1L)
 

@@ -68,6 +68,7 @@ class TtlModelSuite extends AnyFunSuite {
         h.version = store.commit()
         model = model.filter { case (_, (_, ts)) => !expired(ts) } // the commit's sweep
         assert(store.metrics.numKeys == model.size, s"rows after step $step")
+        assert(h.current.localStore.timestamps.total == model.size, s"histogram total after step $step")
         // A read store of the next version judges with its own now: in event time, the new stream time.
         now = if (eventTime) streamTime else clock
         val shown = if (returnsExpired) model else model.filter { case (_, (_, ts)) => !expired(ts) }
