@@ -37,11 +37,8 @@ object QueryStartCheck {
   def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
     for (op <- ops; store <- op.stores) {
       val scope = StoreScope(op.id, store)
-      val settings = TtlStoreConfig.parse(confs, scope)
-      if (settings.ttl.enabled && StreamStreamJoin.isJoinStore(store) && !settings.allowTtlOnStreamStreamJoin) {
-        throw TtlStoreErrors.ttlOnStreamStreamJoin(s"operator ${op.id} (${op.name}), store $store",
-          ConfigScope.setBy(TtlStoreConfig.Ttl, confs, scope), TtlStoreConfig.AllowTtlOnStreamStreamJoin.key)
-      }
+      StreamStreamJoin.checkTtl(TtlStoreConfig.parse(confs, scope), confs, scope,
+        s"operator ${op.id} (${op.name}), store $store")
     }
     ConfigScope.scopedKeys(confs).foreach { k =>
       ops.find(_.id == k.operatorId) match {

@@ -12,4 +12,15 @@ object StreamStreamJoin {
       yield s"$side-$kind"
 
   def isJoinStore(storeName: String): Boolean = StoreNames.contains(storeName)
+
+  /**
+   * Refuses `settings` for the store `scope` names if they give a join store TTL without the
+   * override; `where` names the store in the error.
+   */
+  def checkTtl(settings: TtlStoreSettings, confs: Map[String, String], scope: StoreScope,
+      where: String): Unit =
+    if (settings.ttl.enabled && isJoinStore(scope.storeName) && !settings.allowTtlOnStreamStreamJoin) {
+      throw TtlStoreErrors.ttlOnStreamStreamJoin(where, ConfigScope.setBy(TtlStoreConfig.Ttl, confs, scope),
+        TtlStoreConfig.AllowTtlOnStreamStreamJoin.key)
+    }
 }

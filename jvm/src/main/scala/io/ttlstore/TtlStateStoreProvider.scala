@@ -52,12 +52,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     val scope = StoreScope(stateStoreId.operatorId, stateStoreId.storeName)
     this.settings = TtlStoreConfig.parse(storeConf.sqlConfs, scope)
     this.timeKey = ConfigScope.setBy(TtlStoreConfig.TimeCharacteristicKey, storeConf.sqlConfs, scope)
-    if (settings.ttl.enabled && StreamStreamJoin.isJoinStore(stateStoreId.storeName) &&
-        !settings.allowTtlOnStreamStreamJoin) {
-      throw TtlStoreErrors.ttlOnStreamStreamJoin(stateStoreId.toString,
-        ConfigScope.setBy(TtlStoreConfig.Ttl, storeConf.sqlConfs, scope),
-        TtlStoreConfig.AllowTtlOnStreamStreamJoin.key)
-    }
+    StreamStreamJoin.checkTtl(settings, storeConf.sqlConfs, scope, stateStoreId.toString)
     val eventTimeColumn = settings.ttl.eventTimeColumn.map { path =>
       EventTimeColumn.resolve(path, keySchema, valueSchema,
         ConfigScope.setBy(TtlStoreConfig.EventTimeColumn, storeConf.sqlConfs, scope), stateStoreId.toString)
