@@ -86,6 +86,19 @@ def test_configure_rejects_bad_ttl_options_naming_them():
         ttlstore.configure(SparkSession.Builder(), operators={"dedup": StateTtlConfig("1h")})  # type: ignore[dict-item]
 
 
+def test_the_native_filter_options_take_python_values():
+    options = ttlstore.spark_options(native_filter=False, periodic_compaction=timedelta(hours=2),
+                                     compact_expired_share=0.25)
+    assert options == {
+        P + "nativeFilter.enabled": "false",
+        P + "nativeFilter.periodicCompaction": "7200000",
+        P + "nativeFilter.compactExpiredShare": "0.25",
+    }
+    assert ttlstore.spark_options(native_filter="auto") == {P + "nativeFilter.enabled": "auto"}
+    with pytest.raises(ValueError, match="native_filter.*'auto', True or False"):
+        ttlstore.spark_options(native_filter="sometimes")
+
+
 def test_apply_ttl_sets_a_running_sessions_conf(spark: SparkSession):
     key = P + "operator.9.ttl"
     try:

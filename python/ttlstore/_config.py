@@ -29,7 +29,11 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "event_time_column": (PREFIX + "eventTimeColumn", "(unset)", (str,)),
     "allow_ttl_on_stream_stream_join": (PREFIX + "allowTtlOnStreamStreamJoin", "false", (bool,)),
     "sweep_rows_per_commit": (PREFIX + "sweepRowsPerCommit", "100000", (int,)),
+    "native_filter": (PREFIX + "nativeFilter.enabled", "auto", (bool, str)),
+    "periodic_compaction": (PREFIX + "nativeFilter.periodicCompaction", "(unset)", (timedelta, str, int)),
+    "compact_expired_share": (PREFIX + "nativeFilter.compactExpiredShare", "0.5", (float, int)),
     "testing_clock_ms": (PREFIX + "testing.clockMs", "(unset)", (int,)),
+    "testing_native_filter_resource": (PREFIX + "testing.nativeFilterResource", "(unset)", (str,)),
 }
 
 #: The options that can also be set per operator and per store (``StateTtlConfig`` fields).

@@ -55,8 +55,10 @@ def _spark_value(name: str, value: Any) -> str:
     if value is None or (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
         kinds = " or ".join(t.__name__ for t in expected)
         raise TypeError(f"ttlstore option '{name}' ({key}) must be a {kinds}, got {type(value).__name__}: {value!r}")
-    if name == "ttl":
+    if name in ("ttl", "periodic_compaction"):
         return str(duration_ms(value))
+    if name == "native_filter" and isinstance(value, str) and value.lower() not in ("auto", "true", "false"):
+        raise ValueError(f"ttlstore option 'native_filter' ({key}) must be 'auto', True or False, got {value!r}")
     if name in _ENUMS:
         return _enum(_ENUMS[name], value, name).value
     if isinstance(value, bool):

@@ -4,7 +4,9 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 - aggregation: count per key over AGG_KEYS distinct keys (update mode, no watermark);
 - dropDuplicates: every row a new key (BATCHES x ROWS_PER_BATCH distinct keys);
 - churn: dropDuplicates with every row a new key, over more, smaller batches; ttlstore with TTL
-  keeps only the keys of the last CHURN_TTL while Spark's providers keep every key.
+  keeps only the keys of the last CHURN_TTL while Spark's providers keep every key. ttlstore with
+  TTL runs twice: with the native compaction filter (the default) and with the JVM sweep only;
+  the table compares the state's disk bytes (local SST files and checkpoint).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -39,9 +41,16 @@ PROVIDERS = {
     "ttlstore": ("ttlstore", "io.ttlstore.TtlStateStoreProvider", {}),
     "ttlstore-ttl": ("ttlstore, TTL on", "io.ttlstore.TtlStateStoreProvider",
                      {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day"}),
+    "ttlstore-sweep": ("ttlstore, TTL on, JVM sweep only", "io.ttlstore.TtlStateStoreProvider",
+                       {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
+                        "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
 }
 WORKLOADS = ("aggregation", "dropDuplicates", "churn")
-CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl")
+CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
+CHURN_ONLY = ("ttlstore-sweep",)
+# Churn runs with maintenance every 5 s for every provider (Spark's default is 60 s, longer than a
+# run): maintenance uploads snapshots, and ttlstore compacts a store whose rows mostly expired.
+CHURN_SETTINGS = {"spark.sql.streaming.stateStore.maintenanceInterval": "5s"}
 REPEATED = ("ttlstore", "ttlstore-ttl")
 
 
@@ -70,8 +79,10 @@ def medians(results: list[dict]) -> list[dict]:
 def settings_for(workload: str, provider: str, churn_ttl: str) -> dict[str, str]:
     """The provider's extra settings; in the churn workload ttlstore's TTL is short enough to expire."""
     extra = dict(PROVIDERS[provider][2])
-    if workload == "churn" and provider == "ttlstore-ttl":
-        extra["spark.sql.streaming.stateStore.ttlstore.ttl"] = churn_ttl
+    if workload == "churn":
+        extra.update(CHURN_SETTINGS)
+        if provider in ("ttlstore-ttl", "ttlstore-sweep"):
+            extra["spark.sql.streaming.stateStore.ttlstore.ttl"] = churn_ttl
     return extra
 
 
@@ -89,6 +100,8 @@ def run_one(workload: str, provider: str, batches: int, rows_per_batch: int, agg
     subprocess.run(["rm", "-rf", str(workdir)], check=True)
     builder = (
         SparkSession.builder.master("local[2]")
+        .config("spark.sql.streaming.stateStore.maintenanceInterval",
+                extra.pop("spark.sql.streaming.stateStore.maintenanceInterval", "60s"))
         .appName(f"bench-{workload}-{provider}")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "6g")
@@ -137,6 +150,8 @@ def run_one(workload: str, provider: str, batches: int, rows_per_batch: int, agg
             c.get(k, 0) for c in customs for k in (
                 "ttlstoreExpiredRemovedOnAccess", "ttlstoreExpiredRemovedBySweep", "ttlstoreExpiredRemovedBeforeSnapshot")),
         "sweep_examined": sum(c.get("ttlstoreSweepRowsExamined", 0) for c in customs),
+        "filter_removed": sum(c.get("ttlstoreExpiredRemovedByFilter", 0) for c in customs),
+        "sst_series": [c.get("ttlstoreSstBytes", 0) for c in customs],
         "batch_seconds": statistics.median(durations) / 1000.0,
         "workload": workload,
         "provider": provider,
@@ -211,6 +226,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
         lines.append("")
     lines += overhead_report()
     lines += churn_report(results, args)
+    lines += expiry_cpu_report()
     lines += [
         "Memory is what each provider reports as `memoryUsedBytes`: the HDFS provider estimates its",
         "in-memory maps; the RocksDB-based providers report memtables and table readers (their block",
@@ -255,36 +271,81 @@ def churn_report(results: list[dict], args: argparse.Namespace) -> list[str]:
         "## churn",
         "",
         f"dropDuplicates with every row a new key, {n} micro-batches of {args.churn_rows_per_batch:,} rows; "
-        f"ttlstore with TTL {args.churn_ttl} (processing time). Spark's providers keep every key ever seen; with "
-        "TTL the state holds the keys of the last TTL and stays flat.",
+        f"ttlstore with TTL {args.churn_ttl} (processing time), with the native compaction filter (the default) "
+        "and with the JVM sweep only. Spark's providers keep every key ever seen; with TTL the state holds the "
+        "keys of the last TTL and stays flat. Maintenance runs every 5 s for every provider.",
         "",
         "| provider | " + " | ".join(f"state rows after batch {m}" for m in marks)
-        + " | checkpoint MiB | rows/s | median batch s | expired rows removed |",
-        "|---|" + "---|" * (len(marks) + 4),
+        + " | local SST MiB at end | checkpoint MiB | rows/s | median batch s | removed by sweep/access | removed by filter |",
+        "|---|" + "---|" * (len(marks) + 6),
     ]
     for key in CHURN_PROVIDERS:
         r = rows.get(key)
         if r is None:
             continue
-        label = PROVIDERS[key][0] + (f" {args.churn_ttl}" if key == "ttlstore-ttl" else "")
+        label = PROVIDERS[key][0] + (f" {args.churn_ttl}" if key in ("ttlstore-ttl", "ttlstore-sweep") else "")
         series = r["rows_series"]
+        sst = f"{r['sst_series'][-1] / 2**20:,.1f}" if key.startswith("ttlstore") and "sst_series" in r else "n/a"
         lines.append(
             f"| {label} | " + " | ".join(f"{series[m - 1]:,}" for m in marks)
-            + f" | {r['checkpoint_bytes'] / 2**20:,.1f} | {r['rows_per_second']:,.0f} | {r['batch_seconds']:.1f} "
-            f"| {r['expired_removed']:,} |"
+            + f" | {sst} | {r['checkpoint_bytes'] / 2**20:,.1f} | {r['rows_per_second']:,.0f} | {r['batch_seconds']:.1f} "
+            f"| {r['expired_removed']:,} | {r.get('filter_removed', 0):,} |"
         )
-    with_ttl, rocksdb = rows.get("ttlstore-ttl"), rows.get("rocksdb")
+    with_ttl, sweep, rocksdb, plain = (rows.get(k) for k in ("ttlstore-ttl", "ttlstore-sweep", "rocksdb", "ttlstore"))
     if with_ttl and rocksdb:
         third = with_ttl["rows_series"][n // 3:]
         lines += [
             "",
             f"Steady state with TTL: {min(third):,} to {max(third):,} rows over the last two thirds of the run, "
             f"against {rocksdb['rows_series'][-1]:,} on the RocksDB provider at the end; checkpoint "
-            f"{ratio(with_ttl['checkpoint_bytes'], rocksdb['checkpoint_bytes'])} of the RocksDB provider's. "
-            "Checkpoint bytes still include the retained changelogs and the tombstones of removed rows: the "
-            "native compaction filter (next release) is what gives disk back.",
+            f"{ratio(with_ttl['checkpoint_bytes'], rocksdb['checkpoint_bytes'])} of the RocksDB provider's.",
         ]
+    if with_ttl and sweep and "sst_series" in with_ttl and "sst_series" in sweep:
+        f_sst, s_sst = with_ttl["sst_series"][n // 3:], sweep["sst_series"][n // 3:]
+        lines += [
+            "",
+            f"Local SST bytes over the last two thirds (median): {statistics.median(f_sst) / 2**20:,.1f} MiB with the "
+            f"native filter, {statistics.median(s_sst) / 2**20:,.1f} MiB with the JVM sweep only "
+            f"({ratio(statistics.median(f_sst), statistics.median(s_sst))}).",
+        ]
+        if plain and plain.get("sst_series") and plain["rows_series"][-1]:
+            per_row = plain["sst_series"][-1] / plain["rows_series"][-1]
+            live = statistics.median(with_ttl["rows_series"][n // 3:]) * per_row
+            lines += [
+                "",
+                f"Disk against live data: ttlstore without TTL stores {per_row:,.0f} SST bytes per row, so the "
+                f"median live rows of the TTL run make {live / 2**20:,.1f} MiB of live data; the filter run's median "
+                f"SST bytes are {statistics.median(f_sst) / live:.2f}x of that (target at most 1.5x), the sweep "
+                f"run's {statistics.median(s_sst) / live:.2f}x.",
+            ]
     return lines + [""]
+
+
+def expiry_cpu_report() -> list[str]:
+    """CPU per expired row, JVM sweep vs native filter (io.ttlstore.bench.ExpiryCpuBench, run by `make bench`)."""
+    path = OUT / "expiry-cpu.json"
+    if not path.is_file():
+        return []
+    f = json.loads(path.read_text())
+    sweep, native = f["sweep"], f["filter"]
+    return [
+        "## CPU per expired row: native filter vs JVM sweep",
+        "",
+        f"One store with {sweep['rows_removed']:,} rows that all expire, taken off the disk by each path "
+        "(io.ttlstore.bench.ExpiryCpuBench; process CPU, median of 3 alternating rounds after a warm-up): the sweep "
+        "scans and deletes every row in the commit, then a full compaction drops rows and tombstones; with the "
+        "filter the commit only uncounts them and the same compaction drops them.",
+        "",
+        "| path | commit ns/row | compaction ns/row | total ns/row |",
+        "|---|---|---|---|",
+        f"| JVM sweep | {sweep['commit_ns_per_row']:,.0f} | {sweep['compaction_ns_per_row']:,.0f} | {sweep['total_ns_per_row']:,.0f} |",
+        f"| native filter | {native['commit_ns_per_row']:,.1f} | {native['compaction_ns_per_row']:,.0f} | {native['total_ns_per_row']:,.0f} |",
+        "",
+        f"The filter takes {sweep['total_ns_per_row'] / native['total_ns_per_row']:.1f}x less CPU per expired row "
+        f"in all, and {sweep['commit_ns_per_row'] / max(native['commit_ns_per_row'], 0.01):,.0f}x less in the "
+        "batch's own commit (target: at least 10x).",
+        "",
+    ]
 
 
 def main() -> None:
@@ -302,6 +363,8 @@ def main() -> None:
     parser.add_argument("--one", nargs=2, metavar=("WORKLOAD", "PROVIDER"), help=argparse.SUPPRESS)
     parser.add_argument("--report", default=str(ROOT / "docs" / "benchmarks.md"))
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from bench-output/results.json")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep bench-output/results.json's results of the workloads not run now")
     args = parser.parse_args()
 
     if args.one:
@@ -319,9 +382,11 @@ def main() -> None:
 
     OUT.mkdir(exist_ok=True)
     results = []
+    if args.merge and (OUT / "results.json").is_file():
+        results = [r for r in json.loads((OUT / "results.json").read_text()) if r["workload"] not in args.workloads]
     for workload in args.workloads:
         churn = workload == "churn"
-        providers = [p for p in args.providers if not churn or p in CHURN_PROVIDERS]
+        providers = [p for p in args.providers if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY)]
         repeated = [] if churn else [p for p in providers if p in REPEATED]
         order = [p for p in providers if p not in repeated] + repeated * args.repeats
         for provider in order:

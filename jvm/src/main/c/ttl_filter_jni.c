@@ -23,14 +23,20 @@
 typedef unsigned char (*filter_fn)(void *, int, const char *, size_t, const char *, size_t, char **,
                                    size_t *, unsigned char *);
 typedef void *(*create_fn)(void *, void (*)(void *), filter_fn, const char *(*)(void *));
+typedef void (*destroy_fn)(void *);
 
 static create_fn compactionfilter_create = NULL;
+static destroy_fn compactionfilter_destroy = NULL;
 static char bind_error[1024];
 
+/* One filter's state. The JVM changes ttl_ms and now while compactions read them: atomics, read
+ * relaxed (a compaction that sees the old value for a moment removes less, never more than the
+ * version that pushed it hides). timestamp_offset is fixed at creation. */
 struct filter_state {
-  int64_t ttl_ms;
+  _Atomic int64_t ttl_ms;
   _Atomic int64_t now;
   _Atomic int64_t removed;
+  size_t timestamp_offset;
 };
 
 static unsigned char filter_decide(void *state, int level, const char *key, size_t key_length,
@@ -39,8 +45,11 @@ static unsigned char filter_decide(void *state, int level, const char *key, size
   (void)level; (void)key; (void)key_length; (void)new_value; (void)new_value_length;
   struct filter_state *s = state;
   *value_changed = 0;
+  if (value_length < s->timestamp_offset) return 0;
+  int64_t ttl_ms = atomic_load_explicit(&s->ttl_ms, memory_order_relaxed);
   int64_t now = atomic_load_explicit(&s->now, memory_order_relaxed);
-  if (ttl_should_remove((const unsigned char *)value, value_length, s->ttl_ms, now)) {
+  if (ttl_should_remove((const unsigned char *)value + s->timestamp_offset,
+                        value_length - s->timestamp_offset, ttl_ms, now)) {
     atomic_fetch_add_explicit(&s->removed, 1, memory_order_relaxed);
     return 1;
   }
@@ -78,28 +87,35 @@ JNIEXPORT jstring JNICALL Java_io_ttlstore_NativeTtlFilterLib_bind(JNIEnv *env, 
     snprintf(bind_error, sizeof bind_error, "cannot reopen %s: %s", path, dlerror());
     return (*env)->NewStringUTF(env, bind_error);
   }
-  void *symbol = dlsym(lib, "rocksdb_compactionfilter_create");
-  if (symbol == NULL) {
-    snprintf(bind_error, sizeof bind_error, "%s does not export rocksdb_compactionfilter_create", path);
+  void *create = dlsym(lib, "rocksdb_compactionfilter_create");
+  void *destroy = dlsym(lib, "rocksdb_compactionfilter_destroy");
+  if (create == NULL || destroy == NULL) {
+    snprintf(bind_error, sizeof bind_error, "%s does not export %s", path,
+             create == NULL ? "rocksdb_compactionfilter_create" : "rocksdb_compactionfilter_destroy");
     return (*env)->NewStringUTF(env, bind_error);
   }
-  memcpy(&compactionfilter_create, &symbol, sizeof symbol);
+  memcpy(&compactionfilter_destroy, &destroy, sizeof destroy);
+  memcpy(&compactionfilter_create, &create, sizeof create);
   return NULL;
 }
 
-/* A new filter: returns {filter handle, state handle}; the filter owns the state. */
+/* A new filter: returns {filter handle, state handle}; the filter owns the state. The timestamp is
+ * read at timestamp_offset of each value; ttl_ms <= 0 removes nothing. */
 JNIEXPORT jlongArray JNICALL Java_io_ttlstore_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
-                                                                         jlong ttl_ms, jlong now) {
+                                                                         jlong ttl_ms, jlong now,
+                                                                         jint timestamp_offset) {
   (void)self;
-  if (compactionfilter_create == NULL) return NULL;
+  if (compactionfilter_create == NULL || timestamp_offset < 0) return NULL;
   struct filter_state *s = calloc(1, sizeof *s);
   if (s == NULL) return NULL;
-  s->ttl_ms = ttl_ms;
+  s->timestamp_offset = (size_t)timestamp_offset;
+  atomic_store(&s->ttl_ms, ttl_ms);
   atomic_store(&s->now, now);
   atomic_store(&s->removed, 0);
   void *filter = compactionfilter_create(s, filter_destroy, filter_decide, filter_name);
+  if (filter == NULL) { free(s); return NULL; }
   jlongArray out = (*env)->NewLongArray(env, 2);
-  if (out == NULL) return NULL;
+  if (out == NULL) { compactionfilter_destroy(filter); return NULL; } /* frees s too */
   jlong handles[2] = {(jlong)(intptr_t)filter, (jlong)(intptr_t)s};
   (*env)->SetLongArrayRegion(env, out, 0, 2, handles);
   return out;
@@ -109,6 +125,12 @@ JNIEXPORT void JNICALL Java_io_ttlstore_NativeTtlFilterLib_setNow(JNIEnv *env, j
                                                                   jlong state, jlong now) {
   (void)env; (void)self;
   atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->now, now, memory_order_relaxed);
+}
+
+JNIEXPORT void JNICALL Java_io_ttlstore_NativeTtlFilterLib_setTtl(JNIEnv *env, jobject self,
+                                                                  jlong state, jlong ttl_ms) {
+  (void)env; (void)self;
+  atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->ttl_ms, ttl_ms, memory_order_relaxed);
 }
 
 JNIEXPORT jlong JNICALL Java_io_ttlstore_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,

@@ -18,7 +18,9 @@ final class LocalStore(
     workDir: File,
     settings: TtlStoreSettings,
     files: CheckpointFiles,
-    snapshots: SnapshotUploader) extends AutoCloseable {
+    snapshots: SnapshotUploader,
+    /** The native TTL filter for each DB this store opens; None: the JVM sweep removes expired rows. */
+    newFilter: () => Option[TtlCompactionFilter] = () => None) extends AutoCloseable {
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")
@@ -35,6 +37,16 @@ final class LocalStore(
   /** The largest event time seen up to the loaded version; Long.MinValue before any. */
   private var streamTimeMs = Long.MinValue
   private var recordedTtl: Option[TtlRecord] = None
+  /** Rows stamped before this are not counted in numRows or the histogram (see [[TtlStore]]). */
+  private var countedFromMs = Long.MinValue
+  /** Rows the native filter had removed when the last version was committed. */
+  private var filterRemovedAtCommit = 0L
+  /** Rows that expired (were uncounted) since this store last asked for a compaction. */
+  var expiredSinceCompaction: Long = 0L
+  /** Set by a commit that found many rows expired; maintenance then compacts (see [[compactIfWanted]]). */
+  @volatile var compactionWanted: Boolean = false
+  /** Held while maintenance compacts, and to close or replace the DB: never closed mid-compaction. */
+  private val dbLock = new Object
   /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
   var sweepCursor: Option[Array[Byte]] = None
 
@@ -44,6 +56,23 @@ final class LocalStore(
   def numRows: Long = rows
   def timestamps: TimestampHistogram = histogram
   def streamTime: Long = streamTimeMs
+  def countedFrom: Long = countedFromMs
+  /** True when the open DB has the native filter: expired rows leave it while RocksDB compacts. */
+  def usesFilter: Boolean = handle != null && handle.filter.isDefined
+
+  /** Tells the native filter the TTL and "now" of the version about to be read or written. */
+  def pushTime(ttlMs: Long, now: Long): Unit = if (handle != null) handle.filter.foreach { f =>
+    f.setTtl(ttlMs)
+    f.setNow(now)
+  }
+
+  /** Rows the native filter removed since the previous call (from any version of any key). */
+  def takeFilterRemoved(): Long = if (handle == null) 0L else handle.filter.map { f =>
+    val total = f.removedRows
+    val delta = math.max(0L, total - filterRemovedAtCommit)
+    filterRemovedAtCommit = total
+    delta
+  }.getOrElse(0L)
   /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
   def recorded: Option[TtlRecord] = recordedTtl
 
@@ -80,9 +109,25 @@ final class LocalStore(
     loadedVersion = version
     rows = numRows
     streamTimeMs = ttl.streamTimeMs.getOrElse(Long.MinValue)
+    countedFromMs = ttl.countedFromMs.getOrElse(Long.MinValue)
     recordedTtl = Some(ttl)
     knownKeys.clear()
   }
+
+  /**
+   * After a load with a TTL other than the recorded one: rows uncounted as expired under the old
+   * TTL may be alive under the new one, so the rows and their timestamps are counted again (one
+   * scan) and everything stored counts from here on.
+   */
+  def recountIfTtlChanged(ttlMs: Long): Boolean =
+    if (countedFromMs == Long.MinValue || recordedTtl.forall(_.ttlMs == ttlMs)) false
+    else {
+      rebuildTimestamps()
+      rows = histogram.total
+      countedFromMs = Long.MinValue
+      knownKeys.clear()
+      true
+    }
 
   /** Forgets the loaded version: the DB has changes that were not committed. */
   def invalidate(): Unit = loadedVersion = -1L
@@ -98,21 +143,41 @@ final class LocalStore(
     lastSnapshotVersion = version
   }
 
+  /**
+   * Maintenance: compacts the DB if a commit asked for it, so that the native filter drops the
+   * expired rows of files no compaction would otherwise touch. Returns whether it compacted.
+   */
+  def compactIfWanted(): Boolean = dbLock.synchronized {
+    val h = handle
+    if (!compactionWanted || h == null || h.isClosed) false
+    else {
+      compactionWanted = false
+      h.compactNow()
+      true
+    }
+  }
+
   override def close(): Unit = {
-    if (handle != null) handle.close()
-    handle = null
+    closeDb()
     loadedVersion = -1L
     LocalWorkDirs.release(workDir)
   }
 
-  private def restore(snapshotVersion: Option[Long]): Unit = {
+  private def closeDb(): Unit = dbLock.synchronized {
     if (handle != null) handle.close()
     handle = null
+  }
+
+  private def restore(snapshotVersion: Option[Long]): Unit = {
+    closeDb()
     loadedVersion = -1L
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
     val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
-    handle = RocksDbHandle.open(dbDir, storeName, settings)
+    handle = RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+    filterRemovedAtCommit = 0L
+    expiredSinceCompaction = 0L
+    compactionWanted = false
     rows = manifest.map(_.numRows).getOrElse(0L)
     adopt(manifest.flatMap(_.ttl))
     sweepCursor = None
@@ -146,9 +211,13 @@ final class LocalStore(
     recordedTtl = ttl
     histogram = ttl.map(_.timestamps).getOrElse(TimestampHistogram.empty())
     streamTimeMs = ttl.flatMap(_.streamTimeMs).getOrElse(Long.MinValue)
+    countedFromMs = ttl.flatMap(_.countedFromMs).getOrElse(Long.MinValue)
   }
 
-  /** Versions written before TTL records (format 1) carry no histogram: count the rows once. */
+  /**
+   * Counts the rows' timestamps with one scan: for versions written before TTL records (format 1),
+   * which carry no histogram, and after a TTL change.
+   */
   private def rebuildTimestamps(): Unit = {
     val h = TimestampHistogram.empty()
     val it = handle.newIterator()

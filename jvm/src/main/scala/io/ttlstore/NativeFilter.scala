@@ -10,9 +10,10 @@ import org.rocksdb.{AbstractCompactionFilter, RocksDB, Slice}
 private[ttlstore] final class NativeTtlFilterLib {
   /** Binds to the librocksdbjni already loaded; null, or what is missing. */
   @native def bind(): String
-  /** A new filter and its state: `Array(filterHandle, stateHandle)`. */
-  @native def create(ttlMs: Long, now: Long): Array[Long]
+  /** A new filter and its state: `Array(filterHandle, stateHandle)`; null if it cannot be made. */
+  @native def create(ttlMs: Long, now: Long, timestampOffset: Int): Array[Long]
   @native def setNow(state: Long, now: Long): Unit
+  @native def setTtl(state: Long, ttlMs: Long): Unit
   @native def removed(state: Long): Long
 }
 
@@ -29,6 +30,9 @@ final class TtlCompactionFilter private[ttlstore] (handles: Array[Long], lib: Na
   /** The time compactions judge expiry by from now on (processing time, or stream time). */
   def setNow(now: Long): Unit = synchronized { if (isOwningHandle) lib.setNow(state, now) }
 
+  /** The TTL compactions judge expiry by from now on; 0 removes nothing. */
+  def setTtl(ttlMs: Long): Unit = synchronized { if (isOwningHandle) lib.setTtl(state, ttlMs) }
+
   /** Rows this filter has removed so far. */
   def removedRows: Long = synchronized { if (isOwningHandle) lib.removed(state) else 0L }
 
@@ -36,26 +40,11 @@ final class TtlCompactionFilter private[ttlstore] (handles: Array[Long], lib: Na
 }
 
 /**
- * Loads `libttlstore_filter` once per JVM from inside the jar (it is built for the platform the
- * build ran on), remembers a failure, and says what it tried. RocksDB's own library must be loaded
- * first: the filter binds to it rather than loading a second copy.
+ * Loads `libttlstore_filter` once from inside the jar (it is built for the platform the build ran
+ * on), remembers a failure, and says what it tried. RocksDB's own library must be loaded first: the
+ * filter binds to it rather than loading a second copy.
  */
-object NativeFilter {
-  val LibraryName = "libttlstore_filter.so"
-
-  /** `linux-x86_64`, `linux-aarch64`, ...: the folder of the jar the library is packed in. */
-  def platform: String = {
-    val os = System.getProperty("os.name").toLowerCase(Locale.ROOT).replaceAll("[^a-z]", "")
-    val arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT) match {
-      case "amd64" | "x86_64" => "x86_64"
-      case "arm64" | "aarch64" => "aarch64"
-      case other => other
-    }
-    s"$os-$arch"
-  }
-
-  def resourcePath: String = s"/io/ttlstore/native/$platform/$LibraryName"
-
+final class NativeFilterLoader(val resource: String) {
   private lazy val loaded: Either[String, NativeTtlFilterLib] = load()
 
   /** The library, or why it cannot be used (naming what was tried). */
@@ -64,15 +53,14 @@ object NativeFilter {
   /** A filter with `ttlMs` and `now`, or why there is none. */
   def create(ttlMs: Long, now: Long): Either[String, TtlCompactionFilter] =
     loaded.flatMap { lib =>
-      Option(lib.create(ttlMs, now)).map(h => new TtlCompactionFilter(h, lib))
+      Option(lib.create(ttlMs, now, TimestampedValue.TimestampOffset)).map(h => new TtlCompactionFilter(h, lib))
         .toRight("the native filter could not be created (out of memory?)")
     }
 
   private def load(): Either[String, NativeTtlFilterLib] = {
     RocksDB.loadLibrary()
-    val resource = resourcePath
     Option(getClass.getResourceAsStream(resource)) match {
-      case None => Left(s"no native filter for $platform in the ttlstore jar (looked for $resource)")
+      case None => Left(s"no native filter for ${NativeFilter.platform} in the ttlstore jar (looked for $resource)")
       case Some(in) =>
         try {
           val file = File.createTempFile("libttlstore_filter-", ".so")
@@ -89,4 +77,68 @@ object NativeFilter {
         }
     }
   }
+}
+
+/** `nativeFilter.enabled`: whether stores with TTL get the native compaction filter. */
+sealed abstract class NativeFilterMode(val name: String) extends Named
+object NativeFilterMode {
+  /** Use it when it loads; otherwise warn once per JVM and rely on the JVM sweep. */
+  case object Auto extends NativeFilterMode("auto")
+  /** Use it; a store fails to start when it cannot load. */
+  case object On extends NativeFilterMode("true")
+  /** Never use it: expired rows are removed by the JVM sweep only. */
+  case object Off extends NativeFilterMode("false")
+  val all: Seq[NativeFilterMode] = Seq(Auto, On, Off)
+}
+
+/** The filter library of this JVM, and the per-store decision whether to use it. */
+object NativeFilter extends org.apache.spark.internal.Logging {
+  val LibraryName = "libttlstore_filter.so"
+
+  /** `linux-x86_64`, `linux-aarch64`, ...: the folder of the jar the library is packed in. */
+  def platform: String = {
+    val os = System.getProperty("os.name").toLowerCase(Locale.ROOT).replaceAll("[^a-z]", "")
+    val arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT) match {
+      case "amd64" | "x86_64" => "x86_64"
+      case "arm64" | "aarch64" => "aarch64"
+      case other => other
+    }
+    s"$os-$arch"
+  }
+
+  def resourcePath: String = s"/io/ttlstore/native/$platform/$LibraryName"
+
+  private val loaders = new java.util.concurrent.ConcurrentHashMap[String, NativeFilterLoader]()
+  private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /** The loader of `resource` (this platform's library unless a test names another), one per JVM. */
+  def loader(resource: String = resourcePath): NativeFilterLoader =
+    loaders.computeIfAbsent(resource, r => new NativeFilterLoader(r))
+
+  def library: Either[String, NativeTtlFilterLib] = loader().library
+
+  def create(ttlMs: Long, now: Long): Either[String, TtlCompactionFilter] = loader().create(ttlMs, now)
+
+  /**
+   * Whether a store with `settings` uses the native filter: only with TTL on, never with `false`;
+   * with `true` a library that cannot load fails the store naming `modeKey`; with `auto` it logs one
+   * warning per JVM and the store relies on the JVM sweep.
+   */
+  def wanted(settings: TtlStoreSettings, modeKey: String, store: String): Option[NativeFilterLoader] =
+    if (!settings.ttl.enabled || settings.nativeFilter == NativeFilterMode.Off) None
+    else {
+      val l = loader(settings.testingNativeFilterResource.getOrElse(resourcePath))
+      l.library match {
+        case Right(_) => Some(l)
+        case Left(problem) if settings.nativeFilter == NativeFilterMode.On =>
+          throw TtlStoreErrors.nativeFilterUnavailable(store, modeKey, problem)
+        case Left(problem) =>
+          if (warned.add(l.resource)) {
+            logWarning(s"ttlstore's native TTL compaction filter is not available ($problem); expired " +
+              s"rows are removed by the JVM sweep instead. Set $modeKey=false to silence this, or " +
+              "true to make it an error.")
+          }
+          None
+      }
+    }
 }

@@ -9,7 +9,8 @@ import org.apache.spark.sql.execution.streaming.operators.stateful.join.Streamin
 /**
  * Checks ttlstore's settings against a streaming query's plan on the driver, when a micro-batch is
  * planned and before any task runs: every value parses, operator- and store-scoped keys name
- * operators and stores the query has, and no stream-stream join gets TTL unless allowed. Without
+ * operators and stores the query has, no stream-stream join gets TTL unless allowed, and with
+ * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
  * it the executors still refuse bad values at their first batch, but cannot know which operator
  * ids exist.
  *
@@ -37,8 +38,12 @@ object QueryStartCheck {
   def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
     for (op <- ops; store <- op.stores) {
       val scope = StoreScope(op.id, store)
-      StreamStreamJoin.checkTtl(TtlStoreConfig.parse(confs, scope), confs, scope,
-        s"operator ${op.id} (${op.name}), store $store")
+      val settings = TtlStoreConfig.parse(confs, scope)
+      val where = s"operator ${op.id} (${op.name}), store $store"
+      StreamStreamJoin.checkTtl(settings, confs, scope, where)
+      if (settings.nativeFilter == NativeFilterMode.On) {
+        NativeFilter.wanted(settings, TtlStoreConfig.NativeFilterEnabled.key, where)
+      }
     }
     ConfigScope.scopedKeys(confs).foreach { k =>
       ops.find(_.id == k.operatorId) match {

@@ -11,8 +11,10 @@ import org.rocksdb._
  * One RocksDB instance of one store, and the only owner of its native handles.
  *
  * Column families:
- *  - `timestamped`: current-format rows, values laid out by [[TimestampedValue]];
- *  - `default`: reserved for rows in the older, plain format (filled by the format upgrade).
+ *  - `timestamped`: current-format rows, values laid out by [[TimestampedValue]]; with TTL and the
+ *    native filter, RocksDB drops expired rows while compacting it ([[TtlCompactionFilter]]);
+ *  - `default`: reserved for rows in the older, plain format (filled by the format upgrade); never
+ *    filtered.
  *
  * RocksDB's WAL is off: every committed version is durable through its changelog file in the
  * checkpoint, and a store whose process dies is rebuilt from the checkpoint, never from local files.
@@ -25,8 +27,10 @@ final class RocksDbHandle private (
     storeName: String,
     db: RocksDB,
     dbOptions: DBOptions,
-    cfOptions: ColumnFamilyOptions,
-    handles: Seq[ColumnFamilyHandle]) extends AutoCloseable {
+    cfOptions: Seq[ColumnFamilyOptions],
+    handles: Seq[ColumnFamilyHandle],
+    /** The native filter of the timestamped family; closed after the DB that uses it. */
+    val filter: Option[TtlCompactionFilter]) extends AutoCloseable {
 
   // handles(0) is the legacy family: reserved for the format upgrade, unused until then.
   private val timestampedFamily = handles(1)
@@ -79,6 +83,13 @@ final class RocksDbHandle private (
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
 
+  /**
+   * Compacts all of the timestamped family's data (memtable included) in this thread, so that the
+   * native filter sees every row, cold files too. Other threads may read and write meanwhile; the
+   * caller keeps the DB from being closed until it returns.
+   */
+  def compactNow(): Unit = wrap("compact") { db.compactRange(timestampedFamily) }
+
   def isClosed: Boolean = closed
 
   override def close(): Unit = synchronized {
@@ -89,7 +100,8 @@ final class RocksDbHandle private (
       handles.foreach(_.close())
       db.close()
       dbOptions.close()
-      cfOptions.close()
+      cfOptions.foreach(_.close())
+      filter.foreach(_.close())
     }
   }
 
@@ -108,10 +120,20 @@ object RocksDbHandle {
   val LegacyFamily: String = "default"
   val TimestampedFamily: String = "timestamped"
 
-  /** Opens (creating if needed) the instance in `dir` with both column families. */
-  def open(dir: File, storeName: String, settings: TtlStoreSettings): RocksDbHandle = {
+  /**
+   * Opens (creating if needed) the instance in `dir` with both column families; `filter` (owned by
+   * the handle from here on) goes to the timestamped family, with periodic compaction.
+   */
+  def open(dir: File, storeName: String, settings: TtlStoreSettings,
+      filter: Option[TtlCompactionFilter] = None): RocksDbHandle = {
     SharedNativeResources.ensureLoaded()
-    val cfOptions = columnFamilyOptions(settings)
+    val legacyOptions = columnFamilyOptions(settings)
+    val timestampedOptions = columnFamilyOptions(settings)
+    filter.foreach { f =>
+      timestampedOptions.setCompactionFilter(f)
+      timestampedOptions.setPeriodicCompactionSeconds(settings.periodicCompactionSeconds)
+    }
+    val cfOptions = Seq(legacyOptions, timestampedOptions)
     val dbOptions = new DBOptions()
       .setCreateIfMissing(true)
       .setCreateMissingColumnFamilies(true)
@@ -119,17 +141,17 @@ object RocksDbHandle {
       .setAvoidFlushDuringShutdown(true)
       .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
       .setKeepLogFileNum(2)
-    val descriptors = Seq(LegacyFamily, TimestampedFamily)
-      .map(n => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), cfOptions))
+    val descriptors = Seq(LegacyFamily, TimestampedFamily).zip(cfOptions)
+      .map { case (n, o) => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), o) }
     val handles = new JArrayList[ColumnFamilyHandle]()
     val db =
       try RocksDB.open(dbOptions, dir.getAbsolutePath, descriptors.asJava, handles)
       catch {
         case e: RocksDBException =>
-          dbOptions.close(); cfOptions.close()
+          dbOptions.close(); cfOptions.foreach(_.close()); filter.foreach(_.close())
           throw TtlStoreErrors.rocksDbFailure(storeName, s"open ${dir.getAbsolutePath}", e)
       }
-    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq)
+    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter)
   }
 
   private def columnFamilyOptions(settings: TtlStoreSettings): ColumnFamilyOptions = {

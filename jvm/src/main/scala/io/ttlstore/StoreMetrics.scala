@@ -36,9 +36,15 @@ object StoreMetrics {
   val ExpiredRowsStored = StateStoreCustomSumMetric(
     "ttlstoreExpiredRowsStored",
     "ttlstore: rows that are expired but still stored (counted in numRowsTotal)")
+  val ExpiredRemovedByFilter = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedByFilter",
+    "ttlstore: expired values the native compaction filter dropped (older versions of a key included)")
+  val CompactionsRequested = StateStoreCustomSumMetric(
+    "ttlstoreCompactionsRequested",
+    "ttlstore: compactions requested because many rows had expired")
 
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
-    ExpiredRowsStored)
+    ExpiredRowsStored, ExpiredRemovedByFilter, CompactionsRequested)
 }

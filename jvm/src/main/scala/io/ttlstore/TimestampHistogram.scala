@@ -58,15 +58,42 @@ final class TimestampHistogram private (private var granularity: Long) {
     var going = ttlMs > 0
     while (going && it.hasNext) {
       val e = it.next()
-      val newest = if (e.getKey > Long.MaxValue - (granularity - 1)) Long.MaxValue else e.getKey + granularity - 1
+      val newest = newestIn(e.getKey)
       if (ExpiryRule.isExpired(newest, ttlMs, now)) n += e.getValue.n else going = false
     }
     n
   }
 
+  /**
+   * Forgets the buckets whose rows are all expired at `now`: returns how many rows they held and
+   * the instant below which every row is expired (the end of the newest bucket forgotten), or None
+   * when no bucket was.
+   */
+  def dropExpired(ttlMs: Long, now: Long): (Long, Option[Long]) = {
+    var n = 0L
+    var below: Option[Long] = None
+    var going = ttlMs > 0
+    while (going && !buckets.isEmpty) {
+      val first = buckets.firstEntry()
+      val newest = newestIn(first.getKey)
+      if (ExpiryRule.isExpired(newest, ttlMs, now)) {
+        n += first.getValue.n
+        below = Some(if (newest == Long.MaxValue) newest else newest + 1)
+        buckets.remove(first.getKey)
+        if (first.getValue eq lastCount) lastCount = null
+      } else going = false
+    }
+    rows -= n
+    (n, below)
+  }
+
   def entries: Seq[(Long, Long)] = buckets.asScala.toSeq.map { case (k, v) => (k.longValue, v.n) }
 
   def copy(): TimestampHistogram = TimestampHistogram(granularity, entries)
+
+  /** The newest instant a bucket covers. */
+  private def newestIn(bucket: Long): Long =
+    if (bucket > Long.MaxValue - (granularity - 1)) Long.MaxValue else bucket + granularity - 1
 
   private def bucketOf(ts: Long): Long = Math.floorDiv(ts, granularity) * granularity
 

@@ -20,6 +20,8 @@ package io.ttlstore
  * Pure functions over byte arrays: no clock, no I/O.
  */
 object TimestampedValue {
+  /** Where the timestamp sits in a stored value (the native filter reads it there). */
+  val TimestampOffset: Int = 0
   val TimestampBytes: Int = 8
 
   /** Builds the stored value from a timestamp and the row bytes at `base[offset, offset+len)`. */

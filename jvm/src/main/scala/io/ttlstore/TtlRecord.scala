@@ -12,7 +12,8 @@ import org.json4s.jackson.Serialization
  * {{{
  *   {"ttlMs":600000,"updateType":"OnCreateAndWrite","stateVisibility":"NeverReturnExpired",
  *    "timeCharacteristic":"ProcessingTime","eventTimeColumn":null,"streamTimeMs":null,
- *    "histogramGranularityMs":1,"histogram":[[1763800000000,42],[1763800001000,7]]}
+ *    "histogramGranularityMs":1,"histogram":[[1763800000000,42],[1763800001000,7]],
+ *    "countedFromMs":1763799400000}
  * }}}
  */
 final case class TtlRecord(
@@ -23,7 +24,9 @@ final case class TtlRecord(
     eventTimeColumn: Option[String],
     streamTimeMs: Option[Long],
     histogramGranularityMs: Long,
-    histogram: List[List[Long]]) {
+    histogram: List[List[Long]],
+    /** Rows stamped earlier are expired and no longer counted (native filter); None: all count. */
+    countedFromMs: Option[Long] = None) {
 
   def timeCharacteristicValue: Option[TimeCharacteristic] =
     TtlPolicy.named(TimeCharacteristic.all)(timeCharacteristic)
@@ -44,10 +47,12 @@ final case class TtlRecord(
 object TtlRecord {
   private implicit val formats: Formats = DefaultFormats
 
-  def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram): TtlRecord =
+  def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram,
+      countedFromMs: Option[Long]): TtlRecord =
     TtlRecord(policy.ttlMs, policy.updateType.name, policy.visibility.name,
       policy.timeCharacteristic.name, policy.eventTimeColumn, streamTimeMs,
-      histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList)
+      histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList,
+      countedFromMs)
 
   def fromJson(json: String): TtlRecord = Serialization.read[TtlRecord](json)
 }

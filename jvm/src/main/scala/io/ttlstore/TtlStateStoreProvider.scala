@@ -61,8 +61,13 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
     this.snapshots = new SnapshotUploader(files)
     val codec = KeyCodec(keyStateEncoderSpec, keySchema)
+    val filterLoader = NativeFilter.wanted(settings, TtlStoreConfig.NativeFilterEnabled.key,
+      stateStoreId.toString)
+    val newFilter = () => filterLoader.map(_.create(settings.ttl.ttlMs, Long.MinValue).fold(
+      problem => throw TtlStoreErrors.nativeFilterUnavailable(stateStoreId.toString,
+        TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
     val workDir = LocalWorkDirs.create(localRoot(settings))
-    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots)
+    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter)
     val valueFieldCount = valueSchema.length
     this.context = new TtlStore.Context {
       override def storeId: StateStoreId = id
@@ -72,6 +77,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       override def policy: TtlPolicy = settings.ttl
       override def eventTime: Option[EventTimeColumn] = eventTimeColumn
       override def sweepRowsPerCommit: Int = settings.sweepRowsPerCommit
+      override def compactExpiredShare: Double = settings.compactExpiredShare
       override def snapshotDue(version: Long): Boolean =
         local.snapshotDue(version, storeConf.minDeltasForSnapshot)
       override def newChangelog(version: Long): ChangelogWriter =
@@ -88,7 +94,7 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
         TtlStateStoreProvider.this.takeMaintenanceFigures()
     }
     logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
-      s"${settings.ttl}")
+      s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}")
   }
 
   override def stateStoreId: StateStoreId = id
@@ -99,13 +105,20 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       forceSnapshotOnCommit: Boolean,
       loadEmpty: Boolean): StateStore = {
     load(version, stateStoreCkptId, loadEmpty)
-    new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit, now())
+    open(version, readOnly = false, forceSnapshotOnCommit, now())
   }
 
   override def getReadStore(version: Long, stateStoreCkptId: Option[String]): ReadStateStore = {
     load(version, stateStoreCkptId, loadEmpty = false)
-    new TtlStore(context, version, readOnly = true, forceSnapshotOnCommit = false, now())
+    open(version, readOnly = true, forceSnapshot = false, now())
   }
+
+  /** A store version judging expiry at `now`; the native filter removes nothing it would show. */
+  private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): TtlStore =
+    synchronized {
+      local.pushTime(settings.ttl.ttlMs, now)
+      new TtlStore(context, version, readOnly, forceSnapshot, now)
+    }
 
   /** A read store of this provider becomes a write store in place: no second load, no lock. */
   override def upgradeReadStoreToWriteStore(
@@ -118,13 +131,26 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
     } else {
       // The same batch: the write store keeps the read store's "now".
       val now = readStore match { case t: TtlStore => t.now; case _ => this.now() }
-      new TtlStore(context, version, readOnly = false, forceSnapshotOnCommit, now)
+      open(version, readOnly = false, forceSnapshotOnCommit, now)
     }
   }
 
   override def doMaintenance(): Unit = {
     doSnapshotMaintenance()
     doCleanupMaintenance()
+    doCompactionMaintenance()
+  }
+
+  /** Compacts a store a commit found mostly expired, so that the native filter drops those rows. */
+  private def doCompactionMaintenance(): Unit = if (local != null) {
+    try {
+      val start = System.nanoTime()
+      if (local.compactIfWanted()) {
+        logInfo(s"Compacted $id for its expired rows in ${(System.nanoTime() - start) / 1000000L} ms")
+      }
+    } catch {
+      case NonFatal(e) => logWarning(s"Compacting $id failed; RocksDB's own compactions go on", e)
+    }
   }
 
   /** Uploads the newest pending snapshot. Maintenance logs its failures and carries on. */
@@ -191,8 +217,11 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       val replayed =
         try local.load(version, loadEmpty)
         catch { case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e) }
-      lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
       checkTimeCharacteristic()
+      if (local.recountIfTtlChanged(settings.ttl.ttlMs)) {
+        logInfo(s"The TTL of $id changed: counted its rows again")
+      }
+      lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
       if (replayed > 0 || loadEmpty) {
         logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in " +
           s"${lastLoadFigures.latencyMs} ms)")

@@ -19,7 +19,14 @@ import io.ttlstore.StoreLifecycle._
  * ([[ExpiryRule]]). `now` is fixed for the version: the processing-time clock read once, or in
  * event time the stream time committed by the previous version. Expired rows are hidden (unless
  * the visibility returns them) and, in a write store, removed when accessed; the commit sweeps
- * further rows ([[ExpiredRowSweep]]). With TTL off, reads only decode the timestamp.
+ * further rows ([[ExpiredRowSweep]]), unless the DB has the native filter, which drops them while
+ * RocksDB compacts. With TTL off, reads only decode the timestamp.
+ *
+ * Counting: `rows` (numRowsTotal) and the timestamp histogram count the stored rows stamped at or
+ * after `countedFrom`. Without the native filter that is every row. With it, the commit forgets
+ * the histogram's buckets whose rows are all expired and moves `countedFrom` past them: those rows
+ * are invisible and the filter drops them unseen, so they are uncounted at once, and a row met
+ * later with an older stamp is removed or overwritten without being counted twice.
  *
  * Rows handed in are reused by Spark, so they are encoded (copied) at once; rows handed out point
  * into fresh byte arrays. Iterators see the rows as of their creation, so the caller may put and
@@ -43,6 +50,8 @@ final class TtlStore(
   private var rows = local.numRows
   /** Event time: the largest event time seen so far, committed as the next version's "now". */
   private var streamTime = local.streamTime
+  private var countedFrom = local.countedFrom
+  private var compactionRequested = 0L
   private val openIterators = mutable.Set.empty[RocksIterator]
   private var committedFigures = TtlStore.CommitFigures(0L, 0L, TtlStore.NoMaintenance)
   private val expiry = new TtlStore.ExpiryFigures()
@@ -111,8 +120,11 @@ final class TtlStore(
     val newVersion = version + 1
     try {
       closeIterators()
-      sweep(full = forceSnapshotOnCommit || context.snapshotDue(newVersion))
-      val record = TtlRecord(policy, Some(streamTime).filter(_ != Long.MinValue), timestamps)
+      if (local.usesFilter) forgetExpired()
+      else sweep(full = forceSnapshotOnCommit || context.snapshotDue(newVersion))
+      expiry.byFilter = local.takeFilterRemoved()
+      val record = TtlRecord(policy, Some(streamTime).filter(_ != Long.MinValue), timestamps,
+        Some(countedFrom).filter(_ != Long.MinValue))
       val bytes = changelogWriter().commit(rows, record)
       local.committed(newVersion, rows, record)
       lifecycle = Committed
@@ -161,6 +173,8 @@ final class TtlStore(
       StoreMetrics.ExpiredRemovedBySweep -> expiry.bySweep,
       StoreMetrics.ExpiredRemovedBeforeSnapshot -> expiry.beforeSnapshot,
       StoreMetrics.SweepRowsExamined -> expiry.examined,
+      StoreMetrics.ExpiredRemovedByFilter -> expiry.byFilter,
+      StoreMetrics.CompactionsRequested -> compactionRequested,
       StoreMetrics.ExpiredRowsStored -> timestamps.certainlyExpired(policy.ttlMs, now))
     StateStoreMetrics(rows, safeDb(_.memoryUsedBytes), custom)
   }
@@ -266,19 +280,39 @@ final class TtlStore(
 
   private def write(k: Array[Byte], v: Array[Byte], ts: Long): Unit = {
     val old = storedTimestamp(k)
-    if (KnownKeys.isAbsent(old)) rows += 1 else timestamps.remove(old)
-    timestamps.add(ts)
+    if (!KnownKeys.isAbsent(old)) uncount(old)
+    if (ts >= countedFrom) { rows += 1; timestamps.add(ts) }
     local.db.put(k, v)
     changelogWriter().put(k, v)
     local.knownKeys.record(k, ts)
   }
 
   private def delete(k: Array[Byte], ts: Long): Unit = {
-    rows -= 1
-    timestamps.remove(ts)
+    uncount(ts)
     local.db.delete(k)
     changelogWriter().delete(k)
     local.knownKeys.recordAbsent(k)
+  }
+
+  private def uncount(ts: Long): Unit = if (ts >= countedFrom) { rows -= 1; timestamps.remove(ts) }
+
+  /**
+   * With the native filter: uncounts the rows certainly expired (whole histogram buckets), and asks
+   * maintenance to compact once those since the last request reach `compactExpiredShare` of the
+   * stored rows (at least [[TtlStore.MinRowsToCompact]]): the filter then sees every file.
+   */
+  private def forgetExpired(): Unit = if (policy.enabled) {
+    val (dropped, below) = timestamps.dropExpired(policy.ttlMs, now)
+    rows -= dropped
+    below.foreach(b => countedFrom = math.max(countedFrom, b))
+    local.expiredSinceCompaction += dropped
+    val expired = local.expiredSinceCompaction
+    val share = context.compactExpiredShare
+    if (share > 0 && expired >= TtlStore.MinRowsToCompact && expired >= share * (rows + expired)) {
+      local.compactionWanted = true
+      local.expiredSinceCompaction = 0L
+      compactionRequested += 1
+    }
   }
 
   /** Removes expired rows before the commit: a bounded sweep, or all of them before a snapshot. */
@@ -356,6 +390,8 @@ object TtlStore {
     /** Event time: reads a row's event time; None in processing time. */
     def eventTime: Option[EventTimeColumn]
     def sweepRowsPerCommit: Int
+    /** With the native filter: the expired share of the stored rows that triggers a compaction. */
+    def compactExpiredShare: Double
     /** Whether committing `version` takes a snapshot (expired rows are then all removed first). */
     def snapshotDue(version: Long): Boolean
     def newChangelog(version: Long): ChangelogWriter
@@ -375,7 +411,10 @@ object TtlStore {
     var bySweep = 0L
     var beforeSnapshot = 0L
     var examined = 0L
+    var byFilter = 0L
   }
+  /** Fewer expired rows than this never trigger a compaction (not worth rewriting files for). */
+  val MinRowsToCompact = 1000L
   final case class MaintenanceFigures(snapshots: Long, bytes: Long, latencyMs: Long)
   val NoMaintenance: MaintenanceFigures = MaintenanceFigures(0L, 0L, 0L)
 

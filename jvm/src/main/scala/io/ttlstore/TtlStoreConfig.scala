@@ -54,7 +54,18 @@ final case class TtlStoreSettings(
     ttl: TtlPolicy = TtlPolicy.Off,
     allowTtlOnStreamStreamJoin: Boolean = false,
     sweepRowsPerCommit: Int = TtlStoreConfig.SweepRowsPerCommit.default,
-    testingClockMs: Option[Long] = None)
+    nativeFilter: NativeFilterMode = TtlStoreConfig.NativeFilterEnabled.default,
+    periodicCompactionMs: Option[Long] = None,
+    compactExpiredShare: Double = TtlStoreConfig.CompactExpiredShare.default,
+    testingClockMs: Option[Long] = None,
+    testingNativeFilterResource: Option[String] = None) {
+
+  /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
+  def periodicCompactionSeconds: Long = periodicCompactionMs match {
+    case Some(ms) => math.max(ms / 1000, if (ms > 0) 1L else 0L)
+    case None => TtlStoreConfig.derivedPeriodicCompactionSeconds(ttl.ttlMs)
+  }
+}
 
 /**
  * The table of ttlstore's settings. Spark passes a provider every explicitly set session conf that
@@ -163,9 +174,42 @@ object TtlStoreConfig {
     "sweepRowsPerCommit", 100000,
     "Rows the incremental sweep examines per store and commit, resuming where it stopped, when " +
       "some row may be expired; expired ones are removed. 0 turns the sweep off (expired rows " +
-      "are then removed on access and before snapshots).",
+      "are then removed on access and before snapshots). Stores that use the native filter do " +
+      "not sweep.",
     "a whole number from 0 to 100000000",
     intIn(0, 100000000))
+
+  val NativeFilterEnabled: ConfigKey[NativeFilterMode] = ConfigKey(
+    "nativeFilter.enabled", NativeFilterMode.Auto,
+    "Whether stores with TTL give RocksDB ttlstore's native compaction filter, which drops " +
+      "expired rows while RocksDB compacts (then the JVM sweep does not run). auto: when the " +
+      "library loads for this platform, else one warning and the JVM sweep. true: a store fails " +
+      "to start without it. false: the JVM sweep only.",
+    "one of auto, true, false",
+    TtlPolicy.named(NativeFilterMode.all))
+
+  val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
+    "nativeFilter.periodicCompaction", None,
+    "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
+      "old, so that expired rows in files no compaction touches still leave the disk. Unset: " +
+      "twice the TTL, at least 1 hour and at most 30 days. 0: off.",
+    Durations.allowed,
+    s => Durations.parseMillis(s).map(Some(_)))
+
+  val CompactExpiredShare: ConfigKey[Double] = ConfigKey(
+    "nativeFilter.compactExpiredShare", 0.5,
+    "With the native filter: when the rows that expired since a store's last full compaction " +
+      "reach this share of its stored rows (and at least 1000 rows), the commit asks RocksDB to " +
+      "compact the store's files in the background. 0: never.",
+    "a number from 0 to 1",
+    s => s.toDoubleOption.filter(v => v >= 0 && v <= 1))
+
+  val TestingNativeFilterResource: ConfigKey[Option[String]] = ConfigKey(
+    "testing.nativeFilterResource", None,
+    "For tests only: the jar resource the native filter is loaded from instead of this " +
+      "platform's (a missing one simulates a platform without the library).",
+    "a resource path",
+    s => Some(Some(s)))
 
   val TestingClockMs: ConfigKey[Option[Long]] = ConfigKey(
     "testing.clockMs", None,
@@ -177,7 +221,16 @@ object TtlStoreConfig {
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
     BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumn, AllowTtlOnStreamStreamJoin,
-    SweepRowsPerCommit, TestingClockMs)
+    SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare, TestingClockMs,
+    TestingNativeFilterResource)
+
+  private val Hour = 3600L
+  private val ThirtyDays = 30L * 24 * Hour
+
+  /** Unset periodic compaction: twice the TTL, within [1 hour, 30 days] (0 with TTL off). */
+  def derivedPeriodicCompactionSeconds(ttlMs: Long): Long =
+    if (ttlMs <= 0) 0L
+    else math.min(math.max(ttlMs / 1000 * 2, Hour), ThirtyDays)
 
   /** Parses the explicitly set confs for one store; unknown keys under our prefix are errors. */
   def parse(sqlConfs: Map[String, String], scope: StoreScope = StoreScope.Default): TtlStoreSettings = {
@@ -192,7 +245,11 @@ object TtlStoreConfig {
       ttl = ttlPolicy(sqlConfs, scope),
       allowTtlOnStreamStreamJoin = AllowTtlOnStreamStreamJoin.resolve(sqlConfs, scope).value,
       sweepRowsPerCommit = SweepRowsPerCommit.readFrom(sqlConfs),
-      testingClockMs = TestingClockMs.readFrom(sqlConfs))
+      nativeFilter = NativeFilterEnabled.readFrom(sqlConfs),
+      periodicCompactionMs = PeriodicCompaction.readFrom(sqlConfs),
+      compactExpiredShare = CompactExpiredShare.readFrom(sqlConfs),
+      testingClockMs = TestingClockMs.readFrom(sqlConfs),
+      testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

@@ -70,6 +70,12 @@ object TtlStoreErrors {
         s"of one kind cannot be judged by the other: set $key back to $recorded, or run the query " +
         "from a new checkpoint.")
 
+  def nativeFilterUnavailable(store: String, key: String, problem: String): TtlStoreException =
+    error("NATIVE_FILTER_UNAVAILABLE", "store" -> store, "key" -> key, "problem" -> problem)(
+      s"$key is true but the native TTL compaction filter cannot be used for $store: $problem. " +
+        s"Use the ttlstore jar built for this platform, or set $key=auto to fall back to the JVM " +
+        "sweep.")
+
   def unsupportedOperation(operation: String, why: String): TtlStoreException =
     error("UNSUPPORTED_OPERATION", "operation" -> operation)(
       s"ttlstore does not support $operation: $why")

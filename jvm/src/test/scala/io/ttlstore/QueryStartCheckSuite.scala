@@ -68,6 +68,15 @@ class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(e.getMessage.contains("default"))
   }
 
+  test("nativeFilter.enabled=true without the library fails on the driver; auto runs on the JVM sweep") {
+    val missing = TestingNativeFilterResource.key -> "/io/ttlstore/native/none/libttlstore_filter.so"
+    val e = run(Map(Ttl.key -> "1h", NativeFilterEnabled.key -> "true", missing))(dedupAndCount).get
+    assert(e.asInstanceOf[TtlStoreException].errorName == "NATIVE_FILTER_UNAVAILABLE")
+    assert(e.getMessage.contains(NativeFilterEnabled.key) && e.getMessage.contains("operator 0"))
+    assert(!e.getStackTrace.exists(_.getClassName.startsWith("org.apache.spark.executor.")), "thrown by a task")
+    assert(run(Map(Ttl.key -> "1h", missing))(dedupAndCount).isEmpty)
+  }
+
   test("an invalid value fails on the driver, naming the key") {
     val e = run(Map(Prefix + "operator.0.ttl" -> "-5 minutes"))(dedupAndCount).get
     assert(e.asInstanceOf[TtlStoreException].errorName == "INVALID_CONFIG")

@@ -10,6 +10,8 @@ import io.ttlstore.TtlStoreConfig._
 class StateTtlSuite extends AnyFunSuite {
 
   private val noSweep = SweepRowsPerCommit -> "0"
+  /** The tests of the JVM sweep turn the native filter off (NativeFilterStoreSuite tests it). */
+  private val jvmSweep = NativeFilterEnabled -> "false"
 
   test("a missing key is absent, with or without TTL") {
     withHarness(ttl(10)) { h =>
@@ -104,7 +106,7 @@ class StateTtlSuite extends AnyFunSuite {
   }
 
   test("ReturnExpiredIfNotCleanedUp returns an expired row until the sweep removes it") {
-    withHarness(ttl(10, StateVisibilityKey -> "ReturnExpiredIfNotCleanedUp")) { h =>
+    withHarness(ttl(10, StateVisibilityKey -> "ReturnExpiredIfNotCleanedUp", jvmSweep)) { h =>
       h.write("a" -> Some(1))
       h.restart()
       h.clock.set(20)
@@ -136,14 +138,14 @@ class StateTtlSuite extends AnyFunSuite {
   }
 
   test("changing the TTL across a restart applies it to existing rows by their last-write time") {
-    withHarness(ttl(100)) { h =>
+    withHarness(ttl(100, jvmSweep)) { h =>
       h.write("a" -> Some(1))
       h.clock.set(30); h.write("b" -> Some(1))
       h.clock.set(50)
-      h.restart(ttl(40))
+      h.restart(ttl(40, jvmSweep))
       assert(h.visible.keySet == Set("b"))
       assert(h.commitMetrics()("ttlstoreExpiredRemovedBySweep") == 1)
-      h.restart(ttl(1000))
+      h.restart(ttl(1000, jvmSweep))
       assert(h.visible.keySet == Set("b")) // "a" was removed while the TTL was 40
     }
   }
@@ -171,7 +173,7 @@ class StateTtlSuite extends AnyFunSuite {
   }
 
   test("the sweep removes expired rows a bounded number at a time, resuming where it stopped") {
-    withHarness(ttl(10, SweepRowsPerCommit -> "4")) { h =>
+    withHarness(ttl(10, SweepRowsPerCommit -> "4", jvmSweep)) { h =>
       h.write((1 to 10).map(i => f"k$i%02d" -> Some(i.toLong)): _*)
       h.clock.set(10)
       val first = h.commitMetrics()
@@ -185,7 +187,7 @@ class StateTtlSuite extends AnyFunSuite {
   }
 
   test("a version that takes a snapshot holds no expired rows") {
-    withHarness(ttl(10, noSweep) + ("spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2")) { h =>
+    withHarness(ttl(10, noSweep, jvmSweep) + ("spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2")) { h =>
       h.write("a" -> Some(1), "b" -> Some(1))
       h.clock.set(10)
       val m = h.commitMetrics() // version 2: due for a snapshot
@@ -208,15 +210,18 @@ class StateTtlSuite extends AnyFunSuite {
     }
   }
 
-  test("numRowsTotal stays bounded under churn: at most the rows of the last TTL plus one batch") {
-    withHarness(ttl(30)) { h =>
-      (0 until 40).foreach { batch =>
-        h.clock.set(batch * 10L)
-        h.write((0 until 5).map(i => s"b$batch-$i" -> Some(1L)): _*)
-        if (batch % 7 == 0) h.restart()
+  Seq("false" -> "the JVM sweep", "true" -> "the native filter").foreach { case (filter, remover) =>
+    test(s"numRowsTotal stays bounded under churn: at most the rows of the last TTL plus one batch ($remover)") {
+      withHarness(ttl(30, NativeFilterEnabled -> filter)) { h =>
+        (0 until 40).foreach { batch =>
+          h.clock.set(batch * 10L)
+          h.write((0 until 5).map(i => s"b$batch-$i" -> Some(1L)): _*)
+          if (batch % 7 == 0) h.restart()
+        }
+        val m = h.commitMetrics()
+        if (filter == "true") h.current.localStore.db.compactNow()
+        assert(m("numRowsTotal") <= 4 * 5 && h.storedRows == m("numRowsTotal"))
       }
-      val m = h.commitMetrics()
-      assert(m("numRowsTotal") <= 4 * 5 && h.storedRows == m("numRowsTotal"))
     }
   }
 

@@ -1,0 +1,101 @@
+"""The native TTL compaction filter end to end: expired rows leave the disk, the answers stay the same.
+
+One query runs continuously (no restarts) over event time, so that its stores stay open and
+Spark's background maintenance (every second in these tests) can compact them.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from pyspark.sql import Row, SparkSession
+from pyspark.sql import functions as F
+
+import ttlstore
+from conftest import TTL_PROVIDER, write_round
+from test_ttl import EVENTS, rows
+
+MINUTE = 60  # the events' t is in seconds
+GROWTH_ROUNDS = 8
+KEYS_PER_ROUND = 2000
+TAIL_ROUNDS = 15
+
+
+def run_churn(spark: SparkSession, workdir: Path, native_filter: bool) -> tuple[list[list[Row]], list[dict]]:
+    """New keys for a while, then a trickle that moves event time on until all of them expired.
+
+    Returns what each batch emitted and each batch's progress.
+    """
+    config = ttlstore.StateTtlConfig(timedelta(minutes=3), time_characteristic="EventTime", event_time_column="ts")
+    settings = {
+        ttlstore.PROVIDER_CLASS_KEY: TTL_PROVIDER,
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot": "2",
+        **config.to_spark_conf(),
+        **ttlstore.spark_options(native_filter=native_filter),
+    }
+    previous = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    source = workdir / "input"
+    outputs: list[list[Row]] = []
+    progress: list[dict] = []
+
+    def collect(df, _batch_id):
+        outputs.append(sorted(df.collect()))
+
+    rounds = [rows(*(f"r{r}-{i}" for i in range(KEYS_PER_ROUND)), t=r * MINUTE) for r in range(GROWTH_ROUNDS)]
+    rounds += [rows(f"tail{j}", t=(GROWTH_ROUNDS + 1 + j) * MINUTE) for j in range(TAIL_ROUNDS)]
+    # Redeliveries: of the first round's key (expired, so emitted again) and of the last one's (alive).
+    rounds[GROWTH_ROUNDS] += rows("r0-0", t=0) + rows(f"r{GROWTH_ROUNDS - 1}-0", t=(GROWTH_ROUNDS - 1) * MINUTE)
+    try:
+        write_round(source, 0, rounds[0])
+        query = (
+            spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1).json(str(source))
+            .withColumn("ts", F.timestamp_seconds("t")).dropDuplicates(["key", "ts"]).select("key")
+            .writeStream.foreachBatch(collect).option("checkpointLocation", str(workdir / "checkpoint")).start()
+        )
+        try:
+            for index, batch in enumerate(rounds):
+                if index > 0:
+                    write_round(source, index, batch)
+                query.processAllAvailable()
+                progress.append(query.lastProgress)
+                if index >= GROWTH_ROUNDS:
+                    time.sleep(0.5)  # lets maintenance (every second here) run between batches
+        finally:
+            query.stop()
+    finally:
+        for k, v in previous.items():
+            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+    return outputs, progress
+
+
+def metric(progress: dict, name: str) -> int:
+    return progress["stateOperators"][0]["customMetrics"][name]
+
+
+def sst_fell(progress: list[dict]) -> bool:
+    sizes = [metric(p, "ttlstoreSstBytes") for p in progress]
+    return max(sizes) > 0 and sizes[-1] < max(sizes) / 2
+
+
+def test_expired_rows_leave_the_disk_through_the_filter_and_every_answer_stays_the_same(
+    spark: SparkSession, tmp_path: Path
+):
+    filtered, filtered_progress = run_churn(spark, tmp_path / "filter", native_filter=True)
+    swept, swept_progress = run_churn(spark, tmp_path / "sweep", native_filter=False)
+
+    sizes = [metric(p, "ttlstoreSstBytes") for p in filtered_progress]
+    assert sst_fell(filtered_progress), f"SST bytes never fell below half their peak: {sizes}"
+    assert sum(metric(p, "ttlstoreExpiredRemovedByFilter") for p in filtered_progress) > 0
+    assert sum(metric(p, "ttlstoreCompactionsRequested") for p in filtered_progress) > 0
+    assert sum(metric(p, "ttlstoreSweepRowsExamined") for p in filtered_progress) == 0
+    # At the end the stream time is 22 min: only the tail's keys stamped 20 min or later are alive.
+    assert [p["stateOperators"][0]["numRowsTotal"] for p in (filtered_progress[-1], swept_progress[-1])] == [4, 4]
+
+    # The filter only removes what reads already hide: the same batches emit the same rows.
+    assert filtered == swept
+    assert sum(len(out) for out in filtered[:GROWTH_ROUNDS]) == GROWTH_ROUNDS * KEYS_PER_ROUND
+    assert filtered[GROWTH_ROUNDS] == [Row(key="r0-0"), Row(key="tail0")]
