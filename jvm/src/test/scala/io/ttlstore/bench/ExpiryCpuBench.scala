@@ -59,7 +59,7 @@ object ExpiryCpuBench {
     try {
       val conf = storeConf(TtlStoreConfig.Ttl.key -> Ttl.toString,
         TtlStoreConfig.NativeFilterEnabled.key -> filter.toString,
-        TtlStoreConfig.SweepRowsPerCommit.key -> Int.MaxValue.toString,
+        TtlStoreConfig.SweepRowsPerCommit.key -> "100000000",
         TtlStoreConfig.CompactExpiredShare.key -> "0",
         "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "1000")
       withProvider(newProvider(TtlProvider, dir, conf).asInstanceOf[TtlStateStoreProvider]) { p =>
