@@ -90,7 +90,8 @@ demo: install
 bench: install
 	mkdir -p bench-output
 	$(SBT) -error "jvm/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json" \
-		"jvm/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json"
+		"jvm/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
+		"jvm/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json"
 	$(PY) tests/bench/run_bench.py
 
 docs: venv $(SBT_LAUNCHER)

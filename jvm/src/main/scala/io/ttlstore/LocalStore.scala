@@ -24,7 +24,7 @@ final class LocalStore(
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")
-  private var handle: RocksDbHandle = _
+  @volatile private var handle: RocksDbHandle = _
   /** The committed version the local DB holds; -1 when it holds nothing trustworthy. */
   private var loadedVersion: Long = -1L
   private var rows: Long = 0L

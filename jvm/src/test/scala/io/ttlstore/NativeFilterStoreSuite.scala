@@ -175,6 +175,19 @@ class NativeFilterStoreSuite extends AnyFunSuite {
   }
 
   /** The WARN messages NativeFilter logs while `body` runs. */
+  test("RocksDB gets periodic compaction on the filtered family only, as written in its OPTIONS file") {
+    withHarness(ttl(2 * 3600 * 1000L, filterOn)) { h =>
+      h.write("a" -> Some(1))
+      val db = new java.io.File(h.current.localStore.directory, "db")
+      val options = db.listFiles().filter(_.getName.startsWith("OPTIONS-")).maxBy(_.getName)
+      val text = new String(java.nio.file.Files.readAllBytes(options.toPath), "UTF-8")
+      def family(name: String) = text.split("\\[").find(_.startsWith(s"CFOptions \"$name\"")).get
+      assert(family("timestamped").contains("periodic_compaction_seconds=14400"))
+      assert(family("timestamped").contains("io.ttlstore.TtlCompactionFilter"))
+      assert(!family("default").contains("io.ttlstore.TtlCompactionFilter"))
+    }
+  }
+
   private def captureWarnings(body: => Unit): Seq[String] = {
     val messages = new ConcurrentLinkedQueue[String]()
     val name = NativeFilter.getClass.getName.stripSuffix("$")

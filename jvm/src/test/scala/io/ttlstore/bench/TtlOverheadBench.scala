@@ -16,14 +16,18 @@ import io.ttlstore.StoreFixtures._
  * 1-day TTL, and runs versions of aggregation's pattern (a read store's `get`, then the write
  * store's `put`) and deduplication's (`keyExists`, then `put` of new keys). After a discarded
  * warm-up pair (JIT), rounds alternate off/on; the figure is the median of the paired ratios.
- * Writes JSON to the path given.
+ * Writes JSON to the path given; further arguments `key=value` are set on both sides (for
+ * experiments, such as `spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled=false`).
  */
 object TtlOverheadBench {
   private val Versions = 8
   private val OpsPerVersion = 100000
   private val KeySpace = 300000
 
+  private var extra: Seq[(String, String)] = Nil
+
   def main(args: Array[String]): Unit = {
+    extra = args.drop(1).toSeq.map { a => val i = a.indexOf('='); a.take(i) -> a.drop(i + 1) }
     val rounds = 7
     Seq("aggregation", "dropDuplicates").foreach { p => run(p, ttl = false); run(p, ttl = true) }
     val results = for {
@@ -48,7 +52,7 @@ object TtlOverheadBench {
   private def run(pattern: String, ttl: Boolean): Double = {
     val dir = Files.createTempDirectory("ttlstore-overhead").toFile
     try {
-      val conf = if (ttl) storeConf(TtlStoreConfig.Ttl.key -> "1 day") else storeConf()
+      val conf = storeConf((if (ttl) Seq(TtlStoreConfig.Ttl.key -> "1 day") else Nil) ++ extra: _*)
       withProvider(newProvider(TtlProvider, dir, conf)) { p =>
         val r = new Random(42)
         var next = 0
