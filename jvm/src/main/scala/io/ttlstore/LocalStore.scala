@@ -104,6 +104,27 @@ final class LocalStore(
     }
   }
 
+  /**
+   * Makes the local DB hold committed version `endVersion` built from the snapshot of
+   * `snapshotVersion` and the changelogs after it, whatever else exists (Spark's state reader with
+   * `snapshotStartBatchId`); returns the changelogs replayed.
+   */
+  def loadFromSnapshot(snapshotVersion: Long, endVersion: Long): Int = {
+    val listing = files.listing()
+    if (!listing.snapshots.contains(snapshotVersion)) {
+      throw TtlStoreErrors.snapshotNotFound(files.root.toString, snapshotVersion, listing.snapshots.toSeq)
+    }
+    if (endVersion < snapshotVersion) {
+      throw TtlStoreErrors.versionNotFound(files.root.toString, endVersion, listing.latest)
+    }
+    knownKeys.clear()
+    restore(Some(snapshotVersion))
+    (snapshotVersion + 1 to endVersion).foreach(replay)
+    if (recordedTtl.isEmpty && rows > 0) rebuildTimestamps()
+    loadedVersion = endVersion
+    (endVersion - snapshotVersion).toInt
+  }
+
   /** Records that the DB now holds committed `version` with `numRows` rows, described by `ttl`. */
   def committed(version: Long, numRows: Long, ttl: TtlRecord): Unit = {
     loadedVersion = version

@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.StructType
  * the zero-argument constructor, without `init`, only to read `supportedCustomMetrics`: so the
  * constructor does nothing.
  */
-class TtlStateStoreProvider extends StateStoreProvider with Logging {
+class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
   @volatile private var id: StateStoreId = _
   private var storeConf: StateStoreConf = _
   private var settings: TtlStoreSettings = _
@@ -120,6 +120,38 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
       new TtlStore(context, version, readOnly, forceSnapshot, now)
     }
 
+  /**
+   * Spark's state reader with `snapshotStartBatchId`: version `endVersion` built from the snapshot
+   * of `snapshotVersion` and the changelogs after it (even where a newer snapshot exists).
+   */
+  override def replayStateFromSnapshot(
+      snapshotVersion: Long,
+      endVersion: Long,
+      readOnly: Boolean,
+      startCheckpointId: Option[String],
+      endCheckpointId: Option[String]): StateStore = {
+    synchronized {
+      refuseCheckpointIds(startCheckpointId.orElse(endCheckpointId))
+      val start = System.nanoTime()
+      val replayed =
+        try local.loadFromSnapshot(snapshotVersion, endVersion)
+        catch { case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, endVersion, e) }
+      afterLoad(start, endVersion, replayed, loadEmpty = false)
+    }
+    open(endVersion, readOnly, forceSnapshot = false, now())
+  }
+
+  /** Spark's state reader with `readChangeFeed`: the changes of versions `startVersion` to `endVersion`. */
+  override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String])
+      : ChangeFeed = {
+    colFamilyName.filter(_ != StateStore.DEFAULT_COL_FAMILY_NAME).foreach { name =>
+      throw TtlStore.unsupported(s"the column family '$name'")
+    }
+    new ChangeFeed(files, startVersion, endVersion, context.keyCodec, context.valueFields)
+  }
+
+  override protected def checkChangeFeedCheckpointId(id: Option[String]): Unit = refuseCheckpointIds(id)
+
   /** A read store of this provider becomes a write store in place: no second load, no lock. */
   override def upgradeReadStoreToWriteStore(
       readStore: ReadStateStore,
@@ -208,24 +240,32 @@ class TtlStateStoreProvider extends StateStoreProvider with Logging {
 
   private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
     synchronized {
-      if (checkpointId.isDefined) {
-        throw TtlStoreErrors.unsupportedOperation("state store checkpoint ids",
-          "set spark.sql.streaming.stateStore.checkpointFormatVersion to 1 (the default).")
-      }
+      refuseCheckpointIds(checkpointId)
       if (version < 0) throw TtlStoreErrors.versionNotFound(files.root.toString, version, None)
       val start = System.nanoTime()
       val replayed =
         try local.load(version, loadEmpty)
         catch { case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e) }
-      checkTimeCharacteristic()
-      if (local.recountIfTtlChanged(settings.ttl.ttlMs)) {
-        logInfo(s"The TTL of $id changed: counted its rows again")
-      }
-      lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
-      if (replayed > 0 || loadEmpty) {
-        logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in " +
-          s"${lastLoadFigures.latencyMs} ms)")
-      }
+      afterLoad(start, version, replayed, loadEmpty)
+    }
+
+  /** What every load does once the local DB holds `version`: checks, recount, figures, log. */
+  private def afterLoad(start: Long, version: Long, replayed: Int, loadEmpty: Boolean): Unit = {
+    checkTimeCharacteristic()
+    if (local.recountIfTtlChanged(settings.ttl.ttlMs)) {
+      logInfo(s"The TTL of $id changed: counted its rows again")
+    }
+    lastLoadFigures = TtlStore.LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
+    if (replayed > 0 || loadEmpty) {
+      logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in " +
+        s"${lastLoadFigures.latencyMs} ms)")
+    }
+  }
+
+  private def refuseCheckpointIds(checkpointId: Option[String]): Unit =
+    if (checkpointId.isDefined) {
+      throw TtlStoreErrors.unsupportedOperation("state store checkpoint ids",
+        "set spark.sql.streaming.stateStore.checkpointFormatVersion to 1 (the default).")
     }
 
   /** Rows stamped in one time characteristic cannot be judged in the other. */

@@ -96,6 +96,12 @@ object TtlStoreErrors {
         s"${latest.map(_.toString).getOrElse("none")}). The checkpoint is incomplete or was " +
         "cleaned beyond spark.sql.streaming.minBatchesToRetain.")
 
+  def snapshotNotFound(dir: String, version: Long, available: Seq[Long]): TtlStoreException =
+    error("SNAPSHOT_NOT_FOUND", "dir" -> dir, "version" -> version)(
+      s"There is no snapshot of version $version in $dir to replay from (snapshots: " +
+        s"${if (available.isEmpty) "none" else available.mkString(", ")}). Pick snapshotStartBatchId " +
+        "so that snapshotStartBatchId + 1 is one of them.")
+
   def changelogMissing(file: String, version: Long): TtlStoreException =
     error("CHANGELOG_MISSING", "file" -> file, "version" -> version)(
       s"The changelog for version $version is missing: $file. The state cannot be rebuilt " +

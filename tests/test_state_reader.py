@@ -1,0 +1,59 @@
+"""Spark's state data source on ttlstore checkpoints, against the same query on Spark's HDFS provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chispa import assert_df_equality
+from pyspark.sql import DataFrame, SparkSession
+
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from test_ttl import EVENTS, rows
+
+ROUNDS = [rows("a", "b"), rows("a", "c"), rows("b", "d", "e"), rows("a")]
+
+QUERIES = {
+    "aggregation": (lambda s: s.groupBy("key").count(), "update"),
+    "dropDuplicates": (lambda s: s.dropDuplicates(["key"]), "append"),
+}
+
+
+def checkpoints(spark: SparkSession, tmp_path: Path, query: str) -> dict[str, Path]:
+    build, mode = QUERIES[query]
+    return {
+        name: run_rounds(spark, provider, tmp_path / name, EVENTS, build, ROUNDS, mode).checkpoint
+        for name, provider in (("hdfs", HDFS_PROVIDER), ("ttlstore", TTL_PROVIDER))
+    }
+
+
+def read(spark: SparkSession, checkpoint: Path, **options: object) -> DataFrame:
+    reader = spark.read.format("statestore")
+    for key, value in options.items():
+        reader = reader.option(key, str(value))
+    return reader.load(str(checkpoint))
+
+
+@pytest.mark.parametrize("query", sorted(QUERIES))
+def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, query: str):
+    paths = checkpoints(spark, tmp_path, query)
+    for batch_id in range(len(ROUNDS)):
+        hdfs, ours = (read(spark, paths[p], batchId=batch_id) for p in ("hdfs", "ttlstore"))
+        assert ours.count() > 0
+        assert_df_equality(ours, hdfs, ignore_row_order=True)
+
+
+@pytest.mark.parametrize("query", sorted(QUERIES))
+def test_the_change_feed_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, query: str):
+    paths = checkpoints(spark, tmp_path, query)
+    for start, end in ((0, len(ROUNDS) - 1), (2, 3)):
+        hdfs, ours = (read(spark, paths[p], readChangeFeed="true", changeStartBatchId=start, changeEndBatchId=end)
+                      for p in ("hdfs", "ttlstore"))
+        assert ours.count() > 0
+        assert_df_equality(ours, hdfs, ignore_row_order=True)
+
+
+def test_a_snapshot_that_does_not_exist_is_named_with_the_ones_that_do(spark: SparkSession, tmp_path: Path):
+    ours = checkpoints(spark, tmp_path, "aggregation")["ttlstore"]
+    with pytest.raises(Exception, match=r"SNAPSHOT_NOT_FOUND.*snapshotStartBatchId"):
+        read(spark, ours, snapshotStartBatchId=0, snapshotPartitionId=0).collect()
