@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import DataFrame, SparkSession
 
+import ttlstore
 from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
-from test_ttl import EVENTS, rows
+from test_ttl import EVENTS, clock_at, rows
+
+P = ttlstore.PREFIX
 
 ROUNDS = [rows("a", "b"), rows("a", "c"), rows("b", "d", "e"), rows("a")]
 
@@ -57,3 +61,29 @@ def test_a_snapshot_that_does_not_exist_is_named_with_the_ones_that_do(spark: Sp
     ours = checkpoints(spark, tmp_path, "aggregation")["ttlstore"]
     with pytest.raises(Exception, match=r"SNAPSHOT_NOT_FOUND.*snapshotStartBatchId"):
         read(spark, ours, snapshotStartBatchId=0, snapshotPartitionId=0).collect()
+
+
+def test_the_reader_judges_expiry_with_the_ttl_recorded_for_the_version_not_its_own_settings(
+    spark: SparkSession, tmp_path: Path
+):
+    ttl = ttlstore.StateTtlConfig(timedelta(minutes=10))
+    run = run_rounds(
+        spark, TTL_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+        [rows("a"), rows("b"), rows("c")], "append",
+        extra_conf=ttl.to_spark_conf(), round_conf=clock_at([0, 5, 12]),
+    )
+
+    def keys(**options: object) -> list[str]:
+        return sorted(r.key.key for r in read(spark, run.checkpoint, **options).collect())
+
+    # At 12 min (the last batch) "a", written at 0, had expired; at 5 min nothing had.
+    expected = {"latest": ["b", "c"], "batch 1": ["a", "b"]}
+    for settings in ({}, ttlstore.StateTtlConfig(timedelta(days=1)).to_spark_conf(), {P + "ttl": "1 ms"}):
+        previous = {k: spark.conf.get(k, None) for k in settings}
+        for k, v in settings.items():
+            spark.conf.set(k, v)
+        try:
+            assert {"latest": keys(), "batch 1": keys(batchId=1)} == expected, settings
+        finally:
+            for k, v in previous.items():
+                spark.conf.unset(k) if v is None else spark.conf.set(k, v)

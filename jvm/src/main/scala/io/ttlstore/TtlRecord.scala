@@ -13,7 +13,7 @@ import org.json4s.jackson.Serialization
  *   {"ttlMs":600000,"updateType":"OnCreateAndWrite","stateVisibility":"NeverReturnExpired",
  *    "timeCharacteristic":"ProcessingTime","eventTimeColumn":null,"streamTimeMs":null,
  *    "histogramGranularityMs":1,"histogram":[[1763800000000,42],[1763800001000,7]],
- *    "countedFromMs":1763799400000}
+ *    "countedFromMs":1763799400000,"nowMs":1763800001000}
  * }}}
  */
 final case class TtlRecord(
@@ -26,7 +26,9 @@ final case class TtlRecord(
     histogramGranularityMs: Long,
     histogram: List[List[Long]],
     /** Rows stamped earlier are expired and no longer counted (native filter); None: all count. */
-    countedFromMs: Option[Long] = None) {
+    countedFromMs: Option[Long] = None,
+    /** The "now" the version was written with (processing time), so readers judge as it did. */
+    nowMs: Option[Long] = None) {
 
   def timeCharacteristicValue: Option[TimeCharacteristic] =
     TtlPolicy.named(TimeCharacteristic.all)(timeCharacteristic)
@@ -48,11 +50,11 @@ object TtlRecord {
   private implicit val formats: Formats = DefaultFormats
 
   def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram,
-      countedFromMs: Option[Long]): TtlRecord =
+      countedFromMs: Option[Long], nowMs: Option[Long]): TtlRecord =
     TtlRecord(policy.ttlMs, policy.updateType.name, policy.visibility.name,
       policy.timeCharacteristic.name, policy.eventTimeColumn, streamTimeMs,
       histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList,
-      countedFromMs)
+      countedFromMs, nowMs)
 
   def fromJson(json: String): TtlRecord = Serialization.read[TtlRecord](json)
 }

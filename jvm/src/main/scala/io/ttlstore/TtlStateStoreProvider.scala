@@ -5,8 +5,9 @@ import java.io.File
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.SparkEnv
+import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
@@ -74,7 +75,6 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       override def local: LocalStore = TtlStateStoreProvider.this.local
       override def keyCodec: KeyCodec = codec
       override def valueFields: Int = valueFieldCount
-      override def policy: TtlPolicy = settings.ttl
       override def eventTime: Option[EventTimeColumn] = eventTimeColumn
       override def sweepRowsPerCommit: Int = settings.sweepRowsPerCommit
       override def compactExpiredShare: Double = settings.compactExpiredShare
@@ -113,12 +113,41 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     open(version, readOnly = true, forceSnapshot = false, now())
   }
 
-  /** A store version judging expiry at `now`; the native filter removes nothing it would show. */
+  /**
+   * A store version judging expiry at `now` with the query's TTL settings; the native filter
+   * removes nothing it would show. A read-only store opened by Spark's state reader instead judges
+   * with the TTL settings and time recorded with the version (see [[recordedView]]).
+   */
   private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): TtlStore =
     synchronized {
-      local.pushTime(settings.ttl.ttlMs, now)
-      new TtlStore(context, version, readOnly, forceSnapshot, now)
+      recordedView.filter(_ => readOnly && readByStateReader) match {
+        case Some((policy, recordedNow)) =>
+          new TtlStore(context, version, readOnly, forceSnapshot, recordedNow, policy)
+        case None =>
+          local.pushTime(settings.ttl.ttlMs, now)
+          new TtlStore(context, version, readOnly, forceSnapshot, now, settings.ttl)
+      }
     }
+
+  /**
+   * Spark's state reader runs as a batch job, so its tasks carry no streaming query id. It must see
+   * each version as the query left it, whatever TTL the reading session sets.
+   */
+  private def readByStateReader: Boolean =
+    Option(TaskContext.get()).exists(_.getLocalProperty(StreamExecution.QUERY_ID_KEY) == null)
+
+  /**
+   * The TTL settings recorded with the loaded version and the time it was written at: its
+   * processing-time "now", or in event time its stream time. None for versions without a record.
+   */
+  private def recordedView: Option[(TtlPolicy, Long)] = for {
+    record <- local.recorded
+    policy <- record.policy
+    now <- policy.timeCharacteristic match {
+      case TimeCharacteristic.ProcessingTime => record.nowMs
+      case TimeCharacteristic.EventTime => record.streamTimeMs.orElse(Some(Long.MinValue))
+    }
+  } yield (policy, now)
 
   /**
    * Spark's state reader with `snapshotStartBatchId`: version `endVersion` built from the snapshot

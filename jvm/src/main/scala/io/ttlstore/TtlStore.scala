@@ -38,11 +38,12 @@ final class TtlStore(
     readOnly: Boolean,
     forceSnapshotOnCommit: Boolean,
     /** "Now" for this version, fixed so that one batch sees one time. */
-    val now: Long) extends StateStore {
+    val now: Long,
+    /** The TTL settings this version applies: the query's, or for a state reader the recorded ones. */
+    policy: TtlPolicy) extends StateStore {
 
   private val local = context.local
   private val keyCodec = context.keyCodec
-  private val policy = context.policy
   private val timestamps = local.timestamps
   private var lifecycle: StoreLifecycle = Updating
   private var changelog: ChangelogWriter = _
@@ -124,7 +125,7 @@ final class TtlStore(
       else sweep(full = forceSnapshotOnCommit || context.snapshotDue(newVersion))
       expiry.byFilter = local.takeFilterRemoved()
       val record = TtlRecord(policy, Some(streamTime).filter(_ != Long.MinValue), timestamps,
-        Some(countedFrom).filter(_ != Long.MinValue))
+        Some(countedFrom).filter(_ != Long.MinValue), Some(now))
       val bytes = changelogWriter().commit(rows, record)
       local.committed(newVersion, rows, record)
       lifecycle = Committed
@@ -386,7 +387,6 @@ object TtlStore {
     def local: LocalStore
     def keyCodec: KeyCodec
     def valueFields: Int
-    def policy: TtlPolicy
     /** Event time: reads a row's event time; None in processing time. */
     def eventTime: Option[EventTimeColumn]
     def sweepRowsPerCommit: Int
