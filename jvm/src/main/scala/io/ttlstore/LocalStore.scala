@@ -95,12 +95,7 @@ final class LocalStore(
       val from =
         if (handle != null && loadedVersion >= base && loadedVersion < version) loadedVersion
         else { restore(if (base > 0) Some(base) else None); base }
-      loadedVersion = -1L
-      var replayed = 0
-      (from + 1 to version).foreach { v => replay(v); replayed += 1 }
-      if (recordedTtl.isEmpty && rows > 0) rebuildTimestamps()
-      loadedVersion = version
-      replayed
+      replayUpTo(from, version)
     }
   }
 
@@ -119,10 +114,16 @@ final class LocalStore(
     }
     knownKeys.clear()
     restore(Some(snapshotVersion))
-    (snapshotVersion + 1 to endVersion).foreach(replay)
+    replayUpTo(snapshotVersion, endVersion)
+  }
+
+  /** Replays the changelogs after `from` (held by the DB) up to `version`; returns how many. */
+  private def replayUpTo(from: Long, version: Long): Int = {
+    loadedVersion = -1L
+    (from + 1 to version).foreach(replay)
     if (recordedTtl.isEmpty && rows > 0) rebuildTimestamps()
-    loadedVersion = endVersion
-    (endVersion - snapshotVersion).toInt
+    loadedVersion = version
+    (version - from).toInt
   }
 
   /** Records that the DB now holds committed `version` with `numRows` rows, described by `ttl`. */
