@@ -20,6 +20,8 @@ def test_the_version_matches_the_bundled_jar():
         manifest = z.read("META-INF/MANIFEST.MF").decode()
         assert f"Implementation-Version: {ttlstore.__version__}" in manifest
         assert "io/ttlstore/TtlStateStoreProvider.class" in z.namelist()
+        services = z.read("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister").decode()
+        assert services.split() == ["io.ttlstore.TtlStateSource"]
         assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
 
 
@@ -104,3 +106,7 @@ def test_the_built_wheel_bundles_the_jar(tmp_path: Path):
         names = z.namelist()
     assert f"ttlstore/jars/ttlstore-{ttlstore.__version__}.jar" in names
     assert "ttlstore/py.typed" in names
+    assert "ttlstore/log4j2-cli.properties" in names
+    with zipfile.ZipFile(wheel) as z:
+        (entry_points,) = [n for n in names if n.endswith("entry_points.txt")]
+        assert "ttlstore = ttlstore.cli:main" in z.read(entry_points).decode()

@@ -53,6 +53,9 @@ def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkS
             assert_df_equality(ours, hdfs, ignore_row_order=True, ignore_nullable=True)
             rows_read += ours.count()
     assert rows_read > 0
+    hdfs, ours = (spark.read.format("state-metadata").load(str(paths[p])) for p in ("hdfs", "ttlstore"))
+    assert ours.count() > 0
+    assert_df_equality(ours, hdfs, ignore_row_order=True, ignore_nullable=True)
 
 
 @pytest.mark.parametrize("name", [n for n in READ_SCENARIOS if n != JOIN])

@@ -16,15 +16,19 @@ and state that forgets what was not written for an hour::
 from __future__ import annotations
 
 from ttlstore._config import OPTIONS, PREFIX, PROVIDER_CLASS, PROVIDER_CLASS_KEY
+from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
 from ttlstore._session import apply_ttl, configure, jar_path, operator_options, spark_options
+from ttlstore._state import STATE_SOURCE, read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, duration_ms
 from ttlstore._version import __version__
 
 __all__ = [
+    "InspectError",
     "OPTIONS",
     "PREFIX",
     "PROVIDER_CLASS",
     "PROVIDER_CLASS_KEY",
+    "STATE_SOURCE",
     "StateTtlConfig",
     "StateVisibility",
     "TimeCharacteristic",
@@ -33,7 +37,10 @@ __all__ = [
     "apply_ttl",
     "configure",
     "duration_ms",
+    "format_report",
+    "inspect_checkpoint",
     "jar_path",
     "operator_options",
+    "read_state",
     "spark_options",
 ]

@@ -132,6 +132,9 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   private var rowsAfterValue = -1L
   private var ttlValue: Option[TtlRecord] = None
 
+  /** The file's format version (see [[Changelog.FormatVersion]]). */
+  def formatVersion: Int = format
+
   /** Total rows of the store after this version; valid once every record was read. */
   def rowsAfter: Long = { require(finished, "read every record first"); rowsAfterValue }
 

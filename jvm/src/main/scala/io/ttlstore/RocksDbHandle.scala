@@ -66,6 +66,9 @@ final class RocksDbHandle private (
   /** An iterator over the current rows; it sees the rows as they were when it was created. */
   def newIterator(): RocksIterator = db.newIterator(timestampedFamily, readOptions)
 
+  /** An iterator over the legacy family's rows (rows in a format without timestamps). */
+  def newLegacyIterator(): RocksIterator = db.newIterator(handles(0), readOptions)
+
   /** A consistent copy of the current files in `target` (hard links; flushes the memtable). */
   def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
     val checkpoint = Checkpoint.create(db)

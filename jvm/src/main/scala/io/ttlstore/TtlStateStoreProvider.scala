@@ -120,14 +120,33 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
    */
   private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): TtlStore =
     synchronized {
-      recordedView.filter(_ => readOnly && readByStateReader) match {
+      val reader = readOnly && readByStateReader
+      recordedView.filter(_ => reader) match {
         case Some((policy, recordedNow)) =>
-          new TtlStore(context, version, readOnly, forceSnapshot, recordedNow, policy)
+          readerStore(version, forceSnapshot, recordedNow, policy)
+        case None if reader && RowTimes.get.isDefined =>
+          readerStore(version, forceSnapshot, now, settings.ttl)
         case None =>
           local.pushTime(settings.ttl.ttlMs, now)
           new TtlStore(context, version, readOnly, forceSnapshot, now, settings.ttl)
       }
     }
+
+  /**
+   * A store for Spark's state reader judging at `now` with `policy`. Under a `ttlstore_state` read
+   * ([[RowTimes]]) it tells each row's timestamp, and shows expired rows if the read asks for them.
+   */
+  private def readerStore(version: Long, forceSnapshot: Boolean, now: Long, policy: TtlPolicy)
+      : TtlStore = RowTimes.get match {
+    case Some(times) =>
+      times.claim(policy.ttlMs, now)
+      val shown = if (times.includeExpired) {
+        policy.copy(visibility = StateVisibility.ReturnExpiredIfNotCleanedUp)
+      } else policy
+      new TtlStore(context, version, readOnly = true, forceSnapshot, now, shown, Some(times))
+    case None =>
+      new TtlStore(context, version, readOnly = true, forceSnapshot, now, policy)
+  }
 
   /**
    * Spark's state reader runs as a batch job, so its tasks carry no streaming query id. It must see

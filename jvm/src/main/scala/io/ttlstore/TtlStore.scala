@@ -40,7 +40,9 @@ final class TtlStore(
     /** "Now" for this version, fixed so that one batch sees one time. */
     val now: Long,
     /** The TTL settings this version applies: the query's, or for a state reader the recorded ones. */
-    policy: TtlPolicy) extends StateStore {
+    policy: TtlPolicy,
+    /** A `ttlstore_state` read to tell each scanned row's timestamp (see [[RowTimes]]). */
+    rowTimes: Option[RowTimes] = None) extends StateStore {
 
   private val local = context.local
   private val keyCodec = context.keyCodec
@@ -349,7 +351,11 @@ final class TtlStore(
     val rows = new StoreScan(it, prefix,
       hidden = ts => hides && ExpiryRule.isExpired(ts, policy.ttlMs, now),
       onHidden = (k, ts) => if (writable) { delete(k, ts); expiry.onAccess += 1 },
-      present = (k, v) => if (refresh) renew(k, v, TimestampedValue.timestamp(v)) else v,
+      present = (k, v) => {
+        val shown = if (refresh) renew(k, v, TimestampedValue.timestamp(v)) else v
+        rowTimes.foreach(_.writtenAt = TimestampedValue.timestamp(shown))
+        shown
+      },
       decodeKey = keyCodec.decode,
       decodeValue = valueRow,
       onEnd = () => closeOne(it))

@@ -96,6 +96,22 @@ object TtlStoreErrors {
         s"${latest.map(_.toString).getOrElse("none")}). The checkpoint is incomplete or was " +
         "cleaned beyond spark.sql.streaming.minBatchesToRetain.")
 
+  def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
+    error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(
+      s"format(\"$source\") does not take the option $option: $why. Read it with " +
+        "format(\"statestore\"), Spark's own state reader, which works on ttlstore checkpoints too.")
+
+  def notTtlstoreState(checkpoint: String, source: String): TtlStoreException =
+    error("NOT_TTLSTORE_STATE", "checkpoint" -> checkpoint)(
+      s"The state in $checkpoint was not written by ttlstore (the provider pinned in its offset " +
+        s"log is another one), so format(\"$source\") has no timestamps to show. Read it with " +
+        "format(\"statestore\").")
+
+  def notACheckpoint(path: String, missing: String): TtlStoreException =
+    error("NOT_A_CHECKPOINT", "path" -> path)(
+      s"$path is not a streaming query's checkpoint, or not all of one: there is no $missing. " +
+        "Pass the directory given as the query's checkpointLocation.")
+
   def snapshotNotFound(dir: String, version: Long, available: Seq[Long]): TtlStoreException =
     error("SNAPSHOT_NOT_FOUND", "dir" -> dir, "version" -> version)(
       s"There is no snapshot of version $version in $dir to replay from (snapshots: " +

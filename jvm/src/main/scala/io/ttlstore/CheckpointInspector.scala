@@ -1,0 +1,255 @@
+package io.ttlstore
+
+import java.io.File
+import java.nio.charset.StandardCharsets
+
+import scala.util.Try
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.IOUtils
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{ChecksumFileSystem, FileStatus, FileSystem, Path}
+import org.json4s.{DefaultFormats, Formats, JValue}
+import org.json4s.jackson.{JsonMethods, Serialization}
+
+/**
+ * What `ttlstore inspect` reports about a streaming checkpoint, read without a running query and
+ * without writing anything: the provider pinned in the offset log, the stateful operators and their
+ * stores and partitions ([[overview]]), and per store and partition ([[store]]) the retained
+ * versions, rows, expired rows still stored, legacy rows, bytes on disk, the TTL settings recorded
+ * with the latest version and ttlstore's format version. Stores written by Spark's own providers
+ * are recognised by their files and reported with what the files say.
+ *
+ * A scan ([[store]] with `scan = true`) rebuilds the latest version in a temporary directory and
+ * counts its live rows (those the query sees), its expired rows still stored and its legacy rows;
+ * without it, rows are the count recorded with the latest version (`numRowsTotal`) and expired and
+ * legacy rows are not counted. Answers are JSON, for the Python CLI.
+ */
+object CheckpointInspector {
+  private implicit val formats: Formats = DefaultFormats
+
+  final case class StoreRef(name: String, partitions: Seq[Int])
+  final case class Operator(id: Long, name: Option[String], stores: Seq[StoreRef])
+  final case class Overview(
+      checkpoint: String,
+      provider: Option[String],
+      latestBatch: Option[Long],
+      lastCommittedBatch: Option[Long],
+      operators: Seq[Operator])
+
+  final case class TtlSettings(
+      ttlMs: Long,
+      updateType: String,
+      stateVisibility: String,
+      timeCharacteristic: String,
+      eventTimeColumn: Option[String],
+      judgedAtMs: Option[Long])
+
+  final case class StoreReport(
+      operatorId: Long,
+      store: String,
+      partition: Int,
+      /** Whose files the store directory holds: ttlstore, hdfs, rocksdb or none. */
+      files: String,
+      formatVersion: Option[Int],
+      versions: Seq[Long],
+      snapshots: Seq[Long],
+      latestVersion: Option[Long],
+      rows: Option[Long],
+      expiredRowsStored: Option[Long],
+      legacyRows: Option[Long],
+      bytesOnDisk: Long,
+      ttl: Option[TtlSettings],
+      scanned: Boolean)
+
+  private val ProviderKey = "spark.sql.streaming.stateStore.providerClass"
+  /** Directories inside a partition directory that belong to a store, not name one. */
+  private val StoreFileDirs = Set(CheckpointFiles.DirName, "SSTs", "logs", "_metadata")
+  private val Numeric = "^\\d+$".r
+
+  /** The checkpoint's provider, batches, operators, stores and partitions, as JSON. */
+  def overview(checkpoint: String): String = Serialization.write(readOverview(checkpoint, new Configuration()))
+
+  /** One store partition, as JSON; `scan` rebuilds the latest version to count its rows. */
+  def store(checkpoint: String, operatorId: Long, storeName: String, partition: Int, scan: Boolean): String =
+    Serialization.write(readStore(checkpoint, operatorId, storeName, partition, scan, new Configuration()))
+
+  def readOverview(checkpoint: String, hadoopConf: Configuration): Overview = {
+    val root = new Path(checkpoint)
+    val fs = root.getFileSystem(hadoopConf)
+    val offsets = new Path(root, "offsets")
+    val batches = if (isDir(fs, offsets)) numbered(fs, offsets) else Nil
+    if (batches.isEmpty) throw TtlStoreErrors.notACheckpoint(checkpoint, missing = s"$offsets with batch files")
+    val latest = batches.max
+    val commits = new Path(root, "commits")
+    val committed = if (isDir(fs, commits)) numbered(fs, commits) else Nil
+    val stateDir = new Path(root, "state")
+    val operators = if (!isDir(fs, stateDir)) Nil else numbered(fs, stateDir).sorted.map { op =>
+      val opDir = new Path(stateDir, op.toString)
+      val (name, declared) = operatorMetadata(fs, opDir)
+      val partitions = numbered(fs, opDir).map(_.toInt).sorted
+      val storeNames = if (declared.nonEmpty) declared else partitions.headOption.toSeq.flatMap { p =>
+        storesIn(fs, new Path(opDir, p.toString))
+      }
+      Operator(op, name, storeNames.sorted.map(s => StoreRef(s, partitions)))
+    }
+    Overview(checkpoint, provider(fs, new Path(offsets, latest.toString)), Some(latest), committed.maxOption,
+      operators)
+  }
+
+  def readStore(checkpoint: String, operatorId: Long, storeName: String, partition: Int, scan: Boolean,
+      hadoopConf: Configuration): StoreReport = {
+    val partDir = new Path(checkpoint, s"state/$operatorId/$partition")
+    val storeDir = if (storeName == DefaultStore) partDir else new Path(partDir, storeName)
+    val fs = storeDir.getFileSystem(hadoopConf)
+    if (!isDir(fs, storeDir)) {
+      throw TtlStoreErrors.notACheckpoint(checkpoint, missing = s"the store directory $storeDir")
+    }
+    val others = if (storeName == DefaultStore) storesIn(fs, partDir).filter(_ != DefaultStore).toSet else Set.empty[String]
+    // Counted on the raw file system, so that checksum files (.crc) count as the disk they take.
+    val raw = fs match { case c: ChecksumFileSystem => c.getRawFileSystem; case other => other }
+    val bytes = bytesBelow(raw, storeDir, skip = others)
+    val files = new CheckpointFiles(storeDir, hadoopConf)
+    if (isDir(fs, files.root)) {
+      ttlstoreReport(files, operatorId, storeName, partition, scan, bytes)
+    } else {
+      val names = fs.listStatus(storeDir).filter(_.isFile).map(_.getPath.getName).toSeq
+      def versions(suffix: String) = names.filter(_.endsWith(suffix)).flatMap(n => Try(n.stripSuffix(suffix).toLong).toOption)
+      val kind =
+        if (names.exists(_.endsWith(".zip")) || isDir(fs, new Path(storeDir, "SSTs"))) "rocksdb"
+        else if (names.exists(n => n.endsWith(".delta") || n.endsWith(".snapshot"))) "hdfs"
+        else "none"
+      val (all, snaps) = kind match {
+        case "rocksdb" => (versions(".zip") ++ versions(".changelog"), versions(".zip"))
+        case "hdfs" => (versions(".delta") ++ versions(".snapshot"), versions(".snapshot"))
+        case _ => (Nil, Nil)
+      }
+      val retained = all.distinct.sorted
+      StoreReport(operatorId, storeName, partition, kind, None, retained, snaps.distinct.sorted,
+        retained.lastOption, None, None, None, bytes, None, scanned = false)
+    }
+  }
+
+  private val DefaultStore = "default"
+
+  private def ttlstoreReport(files: CheckpointFiles, operatorId: Long, storeName: String, partition: Int,
+      scan: Boolean, bytes: Long): StoreReport = {
+    val listing = files.listing()
+    val latest = listing.latest
+    // The latest version's record: from its changelog, or its snapshot when only that is left.
+    val (format, rows, record) = latest match {
+      case None => (None, Some(0L), None)
+      case Some(v) if listing.changelogs.contains(v) =>
+        val reader = files.openChangelog(v)
+        try {
+          reader.readAll()
+          (Some(reader.formatVersion), Some(reader.rowsAfter), reader.ttl)
+        } finally reader.close()
+      case Some(v) =>
+        val m = files.readManifest(v)
+        (Some(m.formatVersion), Some(m.numRows), m.ttl)
+    }
+    val settings = record.flatMap { r =>
+      r.policy.map { p =>
+        val judgedAt = p.timeCharacteristic match {
+          case TimeCharacteristic.ProcessingTime => r.nowMs
+          case TimeCharacteristic.EventTime => r.streamTimeMs
+        }
+        TtlSettings(p.ttlMs, p.updateType.name, p.visibility.name, p.timeCharacteristic.name,
+          p.eventTimeColumn, judgedAt)
+      }
+    }
+    val base = StoreReport(operatorId, storeName, partition, "ttlstore", format,
+      (listing.changelogs ++ listing.snapshots).toSeq, listing.snapshots.toSeq, latest, rows, None, None,
+      bytes, settings, scanned = false)
+    latest.filter(_ => scan) match {
+      case None => base
+      case Some(v) =>
+        val counts = count(files, storeName, v, settings)
+        base.copy(rows = Some(counts.rows), expiredRowsStored = Some(counts.expired),
+          legacyRows = Some(counts.legacy), scanned = true)
+    }
+  }
+
+  private final case class Counts(rows: Long, expired: Long, legacy: Long)
+
+  /** Rebuilds `version` in a temporary directory and counts live, expired and legacy rows. */
+  private def count(files: CheckpointFiles, storeName: String, version: Long, ttl: Option[TtlSettings]): Counts = {
+    val settings = TtlStoreConfig.parse(Map.empty)
+    val workDir = LocalWorkDirs.create(new File(System.getProperty("java.io.tmpdir")))
+    val local = new LocalStore(s"inspect of $storeName", workDir, settings, files, new SnapshotUploader(files))
+    try {
+      local.load(version, loadEmpty = false)
+      val ttlMs = ttl.map(_.ttlMs).getOrElse(0L)
+      val now = ttl.flatMap(_.judgedAtMs).getOrElse(Long.MinValue)
+      var live = 0L
+      var expired = 0L
+      val it = local.db.newIterator()
+      try {
+        it.seekToFirst()
+        while (it.isValid) {
+          if (ExpiryRule.isExpired(TimestampedValue.timestamp(it.value()), ttlMs, now)) expired += 1
+          else live += 1
+          it.next()
+        }
+      } finally it.close()
+      val legacy = local.db.newLegacyIterator()
+      var legacyRows = 0L
+      try {
+        legacy.seekToFirst()
+        while (legacy.isValid) { legacyRows += 1; legacy.next() }
+      } finally legacy.close()
+      Counts(live, expired, legacyRows)
+    } finally {
+      try local.close()
+      finally LocalWorkDirs.release(workDir)
+    }
+  }
+
+  private def isDir(fs: FileSystem, p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
+
+  private def numbered(fs: FileSystem, dir: Path): Seq[Long] =
+    fs.listStatus(dir).toSeq.map(_.getPath.getName).collect { case n @ Numeric() => n.toLong }
+
+  /** The store names of a partition directory: `default` if it holds store files itself, plus subdirectories. */
+  private def storesIn(fs: FileSystem, partDir: Path): Seq[String] = {
+    val entries = fs.listStatus(partDir).toSeq
+    val named = entries.filter(s => s.isDirectory && !StoreFileDirs.contains(s.getPath.getName)).map(_.getPath.getName)
+    val hasDefault = entries.exists(s => s.isFile || StoreFileDirs.contains(s.getPath.getName))
+    (if (hasDefault) Seq(DefaultStore) else Nil) ++ named
+  }
+
+  /** Operator name and store names from Spark's operator metadata (`_metadata/metadata`), if written. */
+  private def operatorMetadata(fs: FileSystem, opDir: Path): (Option[String], Seq[String]) = {
+    val file = new Path(opDir, "_metadata/metadata")
+    if (!fs.exists(file) || !fs.getFileStatus(file).isFile) return (None, Nil)
+    try {
+      val json = jsonAfterVersionLine(fs, file)
+      val name = (json \ "operatorInfo" \ "operatorName").extractOpt[String]
+      val stores = (json \ "stateStoreInfo" \\ "storeName") match {
+        case org.json4s.JString(s) => Seq(s)
+        case obj => obj.children.flatMap(_.extractOpt[String])
+      }
+      (name, stores.distinct)
+    } catch { case NonFatal(_) => (None, Nil) }
+  }
+
+  /** The state store provider pinned in an offset-log entry (absent before Spark pinned it). */
+  private def provider(fs: FileSystem, entry: Path): Option[String] =
+    try (jsonAfterVersionLine(fs, entry) \ "conf" \ ProviderKey).extractOpt[String]
+    catch { case NonFatal(_) => None }
+
+  /** Spark's log files: a version line (`v1`), then one JSON document on the next line. */
+  private def jsonAfterVersionLine(fs: FileSystem, file: Path): JValue = {
+    val in = fs.open(file)
+    val text = try IOUtils.toString(in, StandardCharsets.UTF_8) finally in.close()
+    JsonMethods.parse(text.linesIterator.drop(1).next())
+  }
+
+  private def bytesBelow(fs: FileSystem, dir: Path, skip: Set[String]): Long =
+    fs.listStatus(dir).toSeq.map { s: FileStatus =>
+      if (s.isFile) s.getLen
+      else if (skip.contains(s.getPath.getName)) 0L
+      else bytesBelow(fs, s.getPath, Set.empty)
+    }.sum
+}

@@ -1,0 +1,177 @@
+"""What a streaming checkpoint holds: operators, stores, versions, rows, bytes, TTL settings.
+
+The facts come from io.ttlstore.CheckpointInspector in the jar, which reads the checkpoint's files
+without writing anything; this module adds them up per store and prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from pyspark.sql import SparkSession
+
+#: Called after each store partition: (partitions done, partitions in all).
+Progress = Callable[[int, int], None]
+
+
+class InspectError(Exception):
+    """The checkpoint could not be inspected; the message names the file or setting and the fix."""
+
+
+def _jvm_call(call: Callable[[], str]) -> Any:
+    try:
+        return json.loads(call())
+    except Exception as e:  # py4j's error carries ttlstore's [ERROR_NAME] message
+        java = getattr(e, "java_exception", None)
+        if java is None:
+            raise
+        raise InspectError(str(java.getMessage())) from None
+
+
+def inspect_checkpoint(
+    spark: SparkSession,
+    checkpoint: Union[str, "os.PathLike[str]"],
+    *,
+    scan: bool = True,
+    progress: Optional[Progress] = None,
+) -> Dict[str, Any]:
+    """Describe a streaming checkpoint: the provider pinned in it, the batches, and per stateful
+    operator and store: partitions, retained versions, rows, expired rows still stored, legacy rows,
+    bytes on disk, the TTL settings recorded with the latest version and ttlstore's format version.
+
+    :param scan: rebuild each store's latest version in a temporary directory to count rows,
+        expired rows and legacy rows exactly; without it, rows come from the latest version's
+        record and expired and legacy rows are ``None``.
+    :param progress: called after each store partition with (done, total).
+    :raises InspectError: when ``checkpoint`` is not a streaming checkpoint, or a file is damaged.
+    """
+    path = os.fspath(checkpoint)
+    inspector = spark._jvm.io.ttlstore.CheckpointInspector  # type: ignore[union-attr]
+    overview = _jvm_call(lambda: inspector.overview(path))
+    total = sum(len(s["partitions"]) for op in overview["operators"] for s in op["stores"])
+    done = 0
+    operators = []
+    for op in overview["operators"]:
+        stores = []
+        for store in op["stores"]:
+            parts = []
+            for p in store["partitions"]:
+                parts.append(_jvm_call(lambda: inspector.store(path, op["id"], store["name"], p, scan)))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            stores.append(_store_summary(store["name"], parts))
+        operators.append({"id": op["id"], "name": op.get("name"), "stores": stores})
+    return {
+        "checkpoint": overview["checkpoint"],
+        "provider": overview.get("provider"),
+        "latestBatch": overview.get("latestBatch"),
+        "lastCommittedBatch": overview.get("lastCommittedBatch"),
+        "operators": operators,
+    }
+
+
+_TTL_FIELDS = ("ttlMs", "updateType", "stateVisibility", "timeCharacteristic", "eventTimeColumn")
+
+
+def _total(parts: List[Dict[str, Any]], key: str) -> Optional[int]:
+    values = [p.get(key) for p in parts]
+    return None if any(v is None for v in values) else sum(values)
+
+
+def _store_summary(name: str, parts: List[Dict[str, Any]]) -> Dict[str, Any]:
+    versions = sorted({v for p in parts for v in p["versions"]})
+    # The settings recorded with each partition's latest version (not the time each was judged at).
+    ttls = {json.dumps({k: p["ttl"].get(k) for k in _TTL_FIELDS}) for p in parts if p.get("ttl")}
+    distinct_ttls = [json.loads(t) for t in sorted(ttls)]
+    return {
+        "name": name,
+        "partitions": len(parts),
+        "files": sorted({p["files"] for p in parts}),
+        "formatVersions": sorted({p["formatVersion"] for p in parts if p.get("formatVersion") is not None}),
+        "retainedVersions": versions,
+        "latestVersion": max((p["latestVersion"] for p in parts if p.get("latestVersion") is not None),
+                             default=None),
+        "rows": _total(parts, "rows"),
+        "expiredRowsStored": _total(parts, "expiredRowsStored"),
+        "legacyRows": _total(parts, "legacyRows"),
+        "bytesOnDisk": sum(p["bytesOnDisk"] for p in parts),
+        "ttl": distinct_ttls,
+        "scanned": all(p["scanned"] for p in parts),
+        "byPartition": parts,
+    }
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _count(n: Optional[int]) -> str:
+    return "-" if n is None else f"{n:,}"
+
+
+def _ttl_text(ttls: List[Dict[str, Any]]) -> str:
+    if not ttls:
+        return "-"
+    parts = []
+    for t in ttls:
+        if t["ttlMs"] <= 0:
+            parts.append("off")
+        else:
+            column = f" on {t['eventTimeColumn']}" if t.get("eventTimeColumn") else ""
+            parts.append(f"{_duration(t['ttlMs'])} {t['timeCharacteristic']}{column}, {t['updateType']}, "
+                         f"{t['stateVisibility']}")
+    return "; ".join(parts)
+
+
+def _duration(ms: int) -> str:
+    for unit_ms, unit in ((86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1000, "s")):
+        if ms % unit_ms == 0:
+            return f"{ms // unit_ms} {unit}"
+    return f"{ms} ms"
+
+
+def _versions_text(versions: List[int]) -> str:
+    if not versions:
+        return "-"
+    return f"{versions[0]}" if len(versions) == 1 else f"{versions[0]}-{versions[-1]} ({len(versions)})"
+
+
+def format_report(report: Dict[str, Any]) -> str:
+    """The report as a readable table (what ``ttlstore inspect`` prints without ``--json``)."""
+    batches = (f"latest {report['latestBatch']}, last committed "
+               f"{'-' if report['lastCommittedBatch'] is None else report['lastCommittedBatch']}")
+    lines = [
+        f"checkpoint  {report['checkpoint']}",
+        f"provider    {report['provider'] or '(not recorded)'}",
+        f"batches     {batches}",
+        "",
+    ]
+    header = ["operator", "store", "parts", "files", "format", "versions", "rows", "expired", "legacy", "disk",
+              "TTL"]
+    rows = []
+    for op in report["operators"]:
+        label = f"{op['id']}" + (f" {op['name']}" if op.get("name") else "")
+        for s in op["stores"]:
+            rows.append([
+                label, s["name"], str(s["partitions"]), ",".join(s["files"]),
+                ",".join(str(v) for v in s["formatVersions"]) or "-", _versions_text(s["retainedVersions"]),
+                _count(s["rows"]), _count(s["expiredRowsStored"]), _count(s["legacyRows"]),
+                _bytes(s["bytesOnDisk"]), _ttl_text(s["ttl"]),
+            ])
+    if not rows:
+        lines.append("no stateful operators")
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    for r in [header] + rows:
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+    if not all(s["scanned"] for op in report["operators"] for s in op["stores"]):
+        lines += ["", "expired and legacy rows are counted by a scan (leave out --quick); '-': not known"]
+    return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""ttlstore inspect: what a checkpoint holds, per operator and store, from its files alone."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+import ttlstore
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from test_operators_differential import EVENTS as OPERATOR_EVENTS
+from test_read_state import dedup_with_ttl
+from test_state_reader import JOIN, READ_SCENARIOS, SCENARIOS, read
+from test_ttl import EVENTS, rows
+
+CLI = Path(sys.executable).parent / "ttlstore"
+
+
+def ttlstore_checkpoint(spark: SparkSession, tmp_path: Path, name: str) -> Path:
+    scenario = SCENARIOS[name]
+    return run_rounds(spark, TTL_PROVIDER, tmp_path, OPERATOR_EVENTS, scenario.build, scenario.rounds,
+                      scenario.output_mode, scenario.sources).checkpoint
+
+
+def partition_bytes(operator_dir: Path) -> int:
+    """Every file of the operator's partition directories (not the operator's own _metadata)."""
+    return sum(f.stat().st_size for p in operator_dir.iterdir() if p.name.isdigit()
+               for f in p.rglob("*") if f.is_file())
+
+
+@pytest.mark.parametrize("name", READ_SCENARIOS)
+def test_inspect_names_every_operator_store_and_partition_with_its_rows_and_bytes(
+    spark: SparkSession, tmp_path: Path, name: str
+):
+    checkpoint = ttlstore_checkpoint(spark, tmp_path, name)
+    report = ttlstore.inspect_checkpoint(spark, checkpoint)
+
+    assert report["provider"] == TTL_PROVIDER
+    last_commit = max(int(f.name) for f in (checkpoint / "commits").iterdir() if f.name.isdigit())
+    assert report["latestBatch"] == report["lastCommittedBatch"] == last_commit
+    metadata = spark.read.format("state-metadata").load(str(checkpoint)).collect()
+    assert sorted((op["id"], s["name"], s["partitions"]) for op in report["operators"] for s in op["stores"]) == \
+        sorted((m.operatorId, m.stateStoreName, m.numPartitions) for m in metadata)
+    for op in report["operators"]:
+        assert partition_bytes(checkpoint / "state" / str(op["id"])) == sum(s["bytesOnDisk"] for s in op["stores"]) > 0
+        for store in op["stores"]:
+            assert store["files"] == ["ttlstore"] and store["formatVersions"] == [2] and store["scanned"]
+            assert store["latestVersion"] == report["latestBatch"] + 1
+            assert store["expiredRowsStored"] == 0 and store["legacyRows"] == 0
+            assert store["ttl"] == [{"ttlMs": 0, "updateType": "OnCreateAndWrite",
+                                     "stateVisibility": "NeverReturnExpired",
+                                     "timeCharacteristic": "ProcessingTime", "eventTimeColumn": None}]
+            if name != JOIN:  # the reader combines a join side's two stores into one row
+                assert store["rows"] == read(spark, checkpoint, operatorId=op["id"]).count() > 0
+
+
+def test_inspect_counts_expired_rows_still_stored_and_shows_the_ttl_in_force(spark: SparkSession, tmp_path: Path):
+    checkpoint = dedup_with_ttl(spark, tmp_path, timedelta(minutes=10)).checkpoint
+    [store] = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
+    assert (store["rows"], store["expiredRowsStored"], store["legacyRows"]) == (2, 1, 0)
+    assert ttlstore.read_state(spark, checkpoint, include_expired=True).filter("expired").count() == 1
+    assert [t["ttlMs"] for t in store["ttl"]] == [600_000]
+
+    quick = ttlstore.inspect_checkpoint(spark, checkpoint, scan=False)["operators"][0]["stores"][0]
+    assert (quick["rows"], quick["expiredRowsStored"], quick["legacyRows"], quick["scanned"]) == (3, None, None, False)
+
+
+def test_inspect_reports_a_checkpoint_of_spark_s_own_provider_by_its_files(spark: SparkSession, tmp_path: Path):
+    checkpoint = run_rounds(spark, HDFS_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                            [rows("a"), rows("b")], "append").checkpoint
+    report = ttlstore.inspect_checkpoint(spark, checkpoint)
+    assert report["provider"] == HDFS_PROVIDER
+    [store] = report["operators"][0]["stores"]
+    assert store["files"] == ["hdfs"] and store["retainedVersions"] == [1, 2]
+    assert store["rows"] is None and store["formatVersions"] == [] and store["bytesOnDisk"] > 0
+
+
+def test_a_directory_that_is_not_a_checkpoint_is_named_with_what_is_missing(spark: SparkSession, tmp_path: Path):
+    with pytest.raises(ttlstore.InspectError, match=r"NOT_A_CHECKPOINT.*offsets.*checkpointLocation"):
+        ttlstore.inspect_checkpoint(spark, tmp_path)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLI), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_the_cli_prints_a_table_json_for_scripts_and_a_progress_bar(spark: SparkSession, tmp_path: Path):
+    checkpoint = dedup_with_ttl(spark, tmp_path, timedelta(minutes=10)).checkpoint
+
+    as_json = run_cli("inspect", "--json", "--progress", "always", str(checkpoint))
+    assert as_json.returncode == 0, as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert report["operators"][0]["stores"][0]["expiredRowsStored"] == 1
+    assert re.search(r"scanning state \[#+\] (\d+)/\1 partitions", as_json.stderr), as_json.stderr
+
+    table = run_cli("inspect", "--quick", str(checkpoint))
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[1].split() == ["provider", TTL_PROVIDER]
+    header = next(line for line in lines if line.startswith("operator"))
+    assert header.split()[:4] == ["operator", "store", "parts", "files"]
+    assert "10 min ProcessingTime" in table.stdout and "scanning" not in table.stderr
+
+
+def test_the_cli_fails_with_exit_code_2_on_a_path_that_is_not_a_checkpoint(tmp_path: Path):
+    missing = run_cli("inspect", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    empty = run_cli("inspect", str(tmp_path))
+    assert empty.returncode == 2 and "NOT_A_CHECKPOINT" in empty.stderr and empty.stdout == ""
