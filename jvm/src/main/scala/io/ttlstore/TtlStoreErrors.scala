@@ -112,6 +112,18 @@ object TtlStoreErrors {
       s"$path is not a streaming query's checkpoint, or not all of one: there is no $missing. " +
         "Pass the directory given as the query's checkpointLocation.")
 
+  def legacyFileMissing(file: String, version: Long, wanted: Long): TtlStoreException =
+    error("LEGACY_FILE_MISSING", "file" -> file, "version" -> version)(
+      s"Version $wanted of the state written by Spark's provider needs $file, which is missing. " +
+        "Restore it from a backup of the checkpoint; ttlstore never deletes the files of the " +
+        "provider it adopted while a retained version needs them.")
+
+  def legacyFileCorrupted(file: String, version: Long, why: String): TtlStoreException =
+    error("LEGACY_FILE_CORRUPTED", "file" -> file, "version" -> version)(
+      s"$file (version $version, written by Spark's provider) cannot be read: $why. Restore it " +
+        "from a backup of the checkpoint, or check spark.sql.streaming.stateStore.compression.codec " +
+        "matches the codec the query wrote it with.")
+
   def snapshotNotFound(dir: String, version: Long, available: Seq[Long]): TtlStoreException =
     error("SNAPSHOT_NOT_FOUND", "dir" -> dir, "version" -> version)(
       s"There is no snapshot of version $version in $dir to replay from (snapshots: " +
