@@ -1,0 +1,156 @@
+package io.ttlstore
+
+import java.io.{File, FileNotFoundException, FileOutputStream}
+import java.nio.charset.StandardCharsets
+import java.util.zip.ZipInputStream
+
+import scala.collection.immutable.SortedSet
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.{FileUtils, IOUtils}
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
+import org.json4s.{DefaultFormats, Formats}
+import org.json4s.jackson.JsonMethods
+import org.rocksdb.{Options, RocksDB, RocksDBException}
+
+/**
+ * The files Spark's RocksDB provider (`RocksDBStateStoreProvider`, checkpoint format 1) wrote for one
+ * store of a classic operator, read without changing them: a source of an adopted checkpoint's
+ * legacy rows.
+ *
+ * {{{
+ *   <store dir>/<v>.zip         snapshot of version v: "metadata" ("v1" line + JSON naming the SSTs)
+ *                               and the DB's small files (MANIFEST, CURRENT, OPTIONS, logs)
+ *   <store dir>/SSTs/<n>-<uuid>.sst   SST files shared by snapshots
+ *   <store dir>/<v>.changelog   changes of version v (changelog checkpointing): a
+ *                               [[SparkProviderFormat]] record file (changelog format 1)
+ *   key, value := encoding version byte (0) | UnsafeRow bytes
+ * }}}
+ * Version v is the newest snapshot at or below v plus the changelogs after it.
+ */
+final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) {
+  import RocksDbProviderFiles._
+
+  private lazy val fm = CheckpointFileManager.create(storeDir, hadoopConf)
+
+  def zipPath(version: Long): Path = new Path(storeDir, s"$version.zip")
+  def changelogPath(version: Long): Path = new Path(storeDir, s"$version.changelog")
+  def sstPath(dfsName: String): Path = new Path(storeDir, s"SSTs/$dfsName")
+
+  /** The versions with a snapshot (zip) and with a changelog. */
+  def versions(): (SortedSet[Long], SortedSet[Long]) =
+    SparkProviderFormat.versions(fm, storeDir, ".zip", ".changelog")
+
+  /**
+   * Replays version `version` into `put` and `delete` (keys and values as UnsafeRow bytes, without
+   * Spark's encoding byte): the rows of the newest snapshot at or below it, opened read-only in a
+   * directory under `workDir` that is deleted afterwards, then each changelog after it. Returns
+   * the files read. Fails naming the first missing or damaged file.
+   */
+  def replay(version: Long, codecName: String, workDir: File)(
+      put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Int = {
+    val (zips, changelogs) = versions()
+    val base = zips.rangeTo(version).lastOption
+    ((base.getOrElse(0L) + 1) to version).find(v => !changelogs.contains(v)).foreach { v =>
+      throw TtlStoreErrors.legacyFileMissing(
+        (if (base.isEmpty && changelogs.isEmpty) zipPath(version) else changelogPath(v)).toString, v, version)
+    }
+    base.foreach(v => readSnapshot(v, workDir, put))
+    ((base.getOrElse(0L) + 1) to version).foreach { v =>
+      val path = changelogPath(v)
+      SparkProviderFormat.readRecords(fm, path, v, codecName)(
+        (k, value) => put(decoded(k, path, v), decoded(value, path, v)), k => delete(decoded(k, path, v)))
+    }
+    base.size + (version - base.getOrElse(0L)).toInt
+  }
+
+  private def readSnapshot(version: Long, workDir: File, put: (Array[Byte], Array[Byte]) => Unit): Unit = {
+    val dir = new File(workDir, s"spark-rocksdb-$version-${java.util.UUID.randomUUID()}")
+    dir.mkdirs()
+    try {
+      val metadata = unzip(version, dir)
+      metadata.sstFiles.foreach { sst =>
+        val in =
+          try fm.open(sstPath(sst.dfsSstFileName))
+          catch { case _: FileNotFoundException =>
+            throw TtlStoreErrors.legacyFileMissing(sstPath(sst.dfsSstFileName).toString, version, version)
+          }
+        val out = new FileOutputStream(new File(dir, sst.localFileName))
+        try IOUtils.copy(in, out) finally { in.close(); out.close() }
+      }
+      val options = new Options()
+      val db =
+        try RocksDB.openReadOnly(options, dir.getAbsolutePath)
+        catch { case e: RocksDBException =>
+          options.close()
+          throw TtlStoreErrors.legacyFileCorrupted(zipPath(version).toString, version, e.getMessage)
+        }
+      try {
+        val it = db.newIterator()
+        try {
+          it.seekToFirst()
+          while (it.isValid) {
+            put(decoded(it.key(), zipPath(version), version), decoded(it.value(), zipPath(version), version))
+            it.next()
+          }
+        } finally it.close()
+      } finally { db.close(); options.close() }
+    } finally FileUtils.deleteQuietly(dir)
+  }
+
+  /** Extracts the zip of `version` into `dir` (all but the metadata) and returns its metadata. */
+  private def unzip(version: Long, dir: File): Metadata = {
+    val path = zipPath(version)
+    val zip = new ZipInputStream(fm.open(path))
+    var metadata: Option[Metadata] = None
+    try {
+      var entry = zip.getNextEntry
+      while (entry != null) {
+        if (entry.getName == "metadata") {
+          val text = new String(IOUtils.toByteArray(zip), StandardCharsets.UTF_8)
+          metadata = Some(parseMetadata(text, path, version))
+        } else if (!entry.isDirectory && !entry.getName.contains("/")) {
+          val out = new FileOutputStream(new File(dir, entry.getName))
+          try IOUtils.copy(zip, out) finally out.close()
+        }
+        entry = zip.getNextEntry
+      }
+    } finally zip.close()
+    metadata.getOrElse(throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, "it has no metadata entry"))
+  }
+}
+
+object RocksDbProviderFiles {
+  private implicit val formats: Formats = DefaultFormats
+
+  final case class SstEntry(localFileName: String, dfsSstFileName: String, sizeBytes: Long)
+  final case class Metadata(sstFiles: List[SstEntry], numKeys: Long)
+
+  /** The encoding version Spark 4.3 writes before every key and value of a classic operator. */
+  val EncodingVersion: Byte = 0
+
+  private def parseMetadata(text: String, path: Path, version: Long): Metadata =
+    try {
+      val lines = text.linesIterator.toList
+      if (lines.headOption.map(_.trim) != Some("v1")) throw new IllegalArgumentException(
+        s"metadata version '${lines.headOption.getOrElse("")}' (only v1 is read)")
+      val json = JsonMethods.parse(lines.drop(1).mkString("\n"))
+      val columnFamilies = (json \ "columnFamilyMapping").extractOpt[Map[String, Any]].getOrElse(Map.empty)
+      if (columnFamilies.nonEmpty) throw new IllegalArgumentException(
+        "column families (transformWithState state, which ttlstore cannot serve)")
+      json.extract[Metadata]
+    } catch {
+      case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
+    }
+
+  /** The UnsafeRow bytes of a stored key or value: Spark's encoding byte removed. */
+  private def decoded(bytes: Array[Byte], path: Path, version: Long): Array[Byte] = {
+    if (bytes.isEmpty || bytes(0) != EncodingVersion) {
+      throw TtlStoreErrors.legacyFileCorrupted(path.toString, version,
+        s"a row with encoding version ${bytes.headOption.getOrElse("none")} (expected $EncodingVersion)")
+    }
+    java.util.Arrays.copyOfRange(bytes, 1, bytes.length)
+  }
+}
