@@ -71,13 +71,19 @@ def test_inspect_counts_expired_rows_still_stored_and_shows_the_ttl_in_force(spa
     assert (quick["rows"], quick["expiredRowsStored"], quick["legacyRows"], quick["scanned"]) == (3, None, None, False)
 
 
-def test_inspect_reports_a_checkpoint_of_spark_s_own_provider_by_its_files(spark: SparkSession, tmp_path: Path):
-    checkpoint = run_rounds(spark, HDFS_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+@pytest.mark.parametrize("provider, files", [(HDFS_PROVIDER, "hdfs"), (ROCKSDB_PROVIDER, "rocksdb")])
+def test_inspect_reports_a_checkpoint_of_spark_s_own_provider_by_its_files(
+    spark: SparkSession, tmp_path: Path, provider: str, files: str
+):
+    checkpoint = run_rounds(spark, provider, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
                             [rows("a"), rows("b")], "append").checkpoint
     report = ttlstore.inspect_checkpoint(spark, checkpoint)
-    assert report["provider"] == HDFS_PROVIDER
+    assert report["provider"] == provider
     [store] = report["operators"][0]["stores"]
-    assert store["files"] == ["hdfs"] and store["retainedVersions"] == [1, 2]
+    assert store["files"] == [files] and store["retainedVersions"] == [1, 2]
     assert store["rows"] is None and store["formatVersions"] == [] and store["bytesOnDisk"] > 0
 
 

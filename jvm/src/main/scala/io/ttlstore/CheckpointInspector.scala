@@ -3,7 +3,6 @@ package io.ttlstore
 import java.io.File
 import java.nio.charset.StandardCharsets
 
-import scala.util.Try
 import scala.util.control.NonFatal
 
 import org.apache.commons.io.IOUtils
@@ -113,19 +112,15 @@ object CheckpointInspector {
     if (isDir(fs, files.root)) {
       ttlstoreReport(files, operatorId, storeName, partition, scan, bytes)
     } else {
-      val names = fs.listStatus(storeDir).filter(_.isFile).map(_.getPath.getName).toSeq
-      def versions(suffix: String) = names.filter(_.endsWith(suffix)).flatMap(n => Try(n.stripSuffix(suffix).toLong).toOption)
-      val kind =
-        if (names.exists(_.endsWith(".zip")) || isDir(fs, new Path(storeDir, "SSTs"))) "rocksdb"
-        else if (names.exists(n => n.endsWith(".delta") || n.endsWith(".snapshot"))) "hdfs"
-        else "none"
-      val (all, snaps) = kind match {
-        case "rocksdb" => (versions(".zip") ++ versions(".changelog"), versions(".zip"))
-        case "hdfs" => (versions(".delta") ++ versions(".snapshot"), versions(".snapshot"))
-        case _ => (Nil, Nil)
-      }
-      val retained = all.distinct.sorted
-      StoreReport(operatorId, storeName, partition, kind, None, retained, snaps.distinct.sorted,
+      // A store of Spark's own providers, described by the files its reader reads.
+      val (zips, rocksChangelogs) = new RocksDbProviderFiles(storeDir, hadoopConf).versions()
+      val (deltas, hdfsSnapshots) = new HdfsProviderFiles(storeDir, hadoopConf).versions()
+      val (kind, all, snaps) =
+        if (zips.nonEmpty || rocksChangelogs.nonEmpty) ("rocksdb", zips ++ rocksChangelogs, zips)
+        else if (deltas.nonEmpty || hdfsSnapshots.nonEmpty) ("hdfs", deltas ++ hdfsSnapshots, hdfsSnapshots)
+        else ("none", Set.empty[Long], Set.empty[Long])
+      val retained = all.toSeq.sorted
+      StoreReport(operatorId, storeName, partition, kind, None, retained, snaps.toSeq.sorted,
         retained.lastOption, None, None, None, bytes, None, scanned = false)
     }
   }
