@@ -32,6 +32,8 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "native_filter": (PREFIX + "nativeFilter.enabled", "auto", (bool, str)),
     "periodic_compaction": (PREFIX + "nativeFilter.periodicCompaction", "(unset)", (timedelta, str, int)),
     "compact_expired_share": (PREFIX + "nativeFilter.compactExpiredShare", "0.5", (float, int)),
+    "legacy_row_timestamp": (PREFIX + "legacyRowTimestamp", "migration", (str,)),
+    "upgrade_rows_per_commit": (PREFIX + "upgradeRowsPerCommit", "10000", (int,)),
     "testing_clock_ms": (PREFIX + "testing.clockMs", "(unset)", (int,)),
     "testing_native_filter_resource": (PREFIX + "testing.nativeFilterResource", "(unset)", (str,)),
 }

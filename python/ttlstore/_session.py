@@ -59,6 +59,9 @@ def _spark_value(name: str, value: Any) -> str:
         return str(duration_ms(value))
     if name == "native_filter" and isinstance(value, str) and value.lower() not in ("auto", "true", "false"):
         raise ValueError(f"ttlstore option 'native_filter' ({key}) must be 'auto', True or False, got {value!r}")
+    if name == "legacy_row_timestamp" and value not in ("migration", "unknown", "expired"):
+        raise ValueError(f"ttlstore option 'legacy_row_timestamp' ({key}) must be 'migration', 'unknown' or "
+                         f"'expired', got {value!r}")
     if name in _ENUMS:
         return _enum(_ENUMS[name], value, name).value
     if isinstance(value, bool):

@@ -52,7 +52,7 @@ final case class Listing(
  * }}}
  * Everything goes through Spark's CheckpointFileManager, so any HDFS-compatible store works.
  */
-final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
+final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   import CheckpointFiles._
 
   val root: Path = new Path(storeDir, DirName)
@@ -60,6 +60,9 @@ final class CheckpointFiles(val storeDir: Path, hadoopConf: Configuration) {
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
   @volatile private var dirsCreated = false
   private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
+
+  /** The record of the Spark provider state this store adopted, if any ([[AdoptionRecord]]). */
+  lazy val adoption = new AdoptionFile(root, hadoopConf)
 
   def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
   def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")

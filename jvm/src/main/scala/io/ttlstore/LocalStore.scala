@@ -20,7 +20,13 @@ final class LocalStore(
     files: CheckpointFiles,
     snapshots: SnapshotUploader,
     /** The native TTL filter for each DB this store opens; None: the JVM sweep removes expired rows. */
-    newFilter: () => Option[TtlCompactionFilter] = () => None) extends AutoCloseable {
+    newFilter: () => Option[TtlCompactionFilter] = () => None,
+    /** Processing time, read once when a store adopts Spark's state (its `migration` stamp). */
+    clock: () => Long = () => System.currentTimeMillis(),
+    /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
+    legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
+    /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
+    stateCodec: String = "lz4") extends AutoCloseable {
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")
@@ -49,6 +55,11 @@ final class LocalStore(
   private val dbLock = new Object
   /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
   var sweepCursor: Option[Array[Byte]] = None
+  /** Rows in the legacy family (an adopted checkpoint's rows not yet upgraded). */
+  private var legacyRowCount = 0L
+  /** The Spark provider state this store adopted; `adoptionWritten` once adopted.json exists. */
+  private var adoptionRecord: Option[AdoptionRecord] = None
+  private var adoptionWritten = false
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
@@ -57,6 +68,14 @@ final class LocalStore(
   def timestamps: TimestampHistogram = histogram
   def streamTime: Long = streamTimeMs
   def countedFrom: Long = countedFromMs
+  def legacyRows: Long = legacyRowCount
+  def adoption: Option[AdoptionRecord] = adoptionRecord
+
+  /** Writes adopted.json before the first commit after an adoption (read-only readers never do). */
+  def persistAdoption(): Unit = adoptionRecord.filter(_ => !adoptionWritten).foreach { r =>
+    files.adoption.write(r)
+    adoptionWritten = true
+  }
   /** True when the open DB has the native filter: expired rows leave it while RocksDB compacts. */
   def usesFilter: Boolean = handle != null && handle.filter.isDefined
 
@@ -88,15 +107,68 @@ final class LocalStore(
       0
     } else {
       val listing = files.listing()
-      if (version > 0 && !listing.changelogs.contains(version) && !listing.snapshots.contains(version)) {
+      val adopted = adoptionFor(version, listing)
+      if (version > 0 && adopted.isEmpty && !listing.changelogs.contains(version) &&
+          !listing.snapshots.contains(version)) {
         throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest)
       }
-      val base = listing.snapshots.rangeTo(version).lastOption.getOrElse(0L)
+      // The base: the newest own snapshot, unless the adopted version of Spark's state is newer.
+      val snapshot = listing.snapshots.rangeTo(version).lastOption.filter(s => adopted.forall(_._1.version < s))
+      val base = snapshot.orElse(adopted.map(_._1.version)).getOrElse(0L)
       val from =
         if (handle != null && loadedVersion >= base && loadedVersion < version) loadedVersion
-        else { restore(if (base > 0) Some(base) else None); base }
+        else {
+          restore(snapshot)
+          if (snapshot.isEmpty) adopted.foreach { case (record, source) => adopt(record, source) }
+          base
+        }
       replayUpTo(from, version)
     }
+  }
+
+  /**
+   * The Spark provider state that version `version` builds on: the one recorded in adopted.json,
+   * or, for a store with no files of its own at or below `version`, Spark's files if they hold it
+   * (the first load after `ttlstore migrate`).
+   */
+  private def adoptionFor(version: Long, listing: Listing): Option[(AdoptionRecord, LegacySource)] = {
+    if (!adoptionWritten) files.adoption.read().foreach { r => adoptionRecord = Some(r); adoptionWritten = true }
+    adoptionRecord match {
+      case Some(r) if r.version <= version =>
+        Some(r -> LegacySource.named(r.provider, files.storeDir, files.hadoopConf))
+      case Some(_) => None
+      case None if version > 0 && !listing.changelogs.exists(_ <= version) && !listing.snapshots.exists(_ <= version) =>
+        LegacySource.holding(version, files.storeDir, files.hadoopConf).map { source =>
+          AdoptionRecord(source.name, version, stateCodec, clock()) -> source
+        }
+      case None => None
+    }
+  }
+
+  /** Loads version `record.version` of Spark's state into the legacy family of the empty DB. */
+  private def adopt(record: AdoptionRecord, source: LegacySource): Unit = {
+    val batch = handle.newLegacyBatch()
+    try {
+      source.replay(record.version, record.codec, workDir)(
+        (k, v) => { batch.put(legacyKey(record.provider, k), v); flushIfFull(batch) },
+        k => { batch.delete(legacyKey(record.provider, k)); flushIfFull(batch) })
+      batch.flushTo()
+    } finally batch.close()
+    legacyRowCount = countLegacy()
+    adoptionRecord = Some(record)
+  }
+
+  private def flushIfFull(batch: RocksDbHandle#BatchWriter): Unit =
+    if (batch.count >= LocalStore.ReplayBatchRecords) batch.flushTo()
+
+  private def countLegacy(): Long = {
+    val it = handle.newLegacyIterator()
+    try {
+      var n = 0L
+      it.seekToFirst()
+      while (it.isValid) { n += 1; it.next() }
+      n
+    } finally it.close()
   }
 
   /**
@@ -132,6 +204,7 @@ final class LocalStore(
     rows = numRows
     streamTimeMs = ttl.streamTimeMs.getOrElse(Long.MinValue)
     countedFromMs = ttl.countedFromMs.getOrElse(Long.MinValue)
+    legacyRowCount = ttl.legacyRows.getOrElse(0L)
     recordedTtl = Some(ttl)
     knownKeys.clear()
   }
@@ -197,11 +270,12 @@ final class LocalStore(
     dbDir.mkdirs()
     val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
     handle = RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+    legacyRowCount = 0L
     filterRemovedAtCommit = 0L
     expiredSinceCompaction = 0L
     compactionWanted = false
     rows = manifest.map(_.numRows).getOrElse(0L)
-    adopt(manifest.flatMap(_.ttl))
+    adoptRecord(manifest.flatMap(_.ttl))
     sweepCursor = None
     lastSnapshotVersion = snapshotVersion.getOrElse(0L)
     snapshots.reset(manifest)
@@ -213,24 +287,27 @@ final class LocalStore(
     try {
       var record = reader.next()
       while (record.isDefined) {
+        // While legacy rows remain, every change of a key also takes it out of the legacy family
+        // (the live store moved or deleted it there too).
         record.get match {
-          case Changelog.Put(k, v) => batch.put(k, v)
-          case Changelog.Delete(k) => batch.delete(k)
+          case Changelog.Put(k, v) => batch.put(k, v); if (legacyRowCount > 0) batch.deleteLegacy(k)
+          case Changelog.Delete(k) => batch.delete(k); if (legacyRowCount > 0) batch.deleteLegacy(k)
         }
         if (batch.count >= LocalStore.ReplayBatchRecords) batch.flushTo()
         record = reader.next()
       }
       batch.flushTo()
       rows = reader.rowsAfter
-      adopt(reader.ttl)
+      adoptRecord(reader.ttl)
     } finally {
       batch.close()
       reader.close()
     }
   }
 
-  private def adopt(ttl: Option[TtlRecord]): Unit = {
+  private def adoptRecord(ttl: Option[TtlRecord]): Unit = {
     recordedTtl = ttl
+    ttl.foreach(t => legacyRowCount = t.legacyRows.getOrElse(0L))
     histogram = ttl.map(_.timestamps).getOrElse(TimestampHistogram.empty())
     streamTimeMs = ttl.flatMap(_.streamTimeMs).getOrElse(Long.MinValue)
     countedFromMs = ttl.flatMap(_.countedFromMs).getOrElse(Long.MinValue)

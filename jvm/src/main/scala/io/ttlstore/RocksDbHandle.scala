@@ -32,7 +32,8 @@ final class RocksDbHandle private (
     /** The native filter of the timestamped family; closed after the DB that uses it. */
     val filter: Option[TtlCompactionFilter]) extends AutoCloseable {
 
-  // handles(0) is the legacy family: reserved for the format upgrade, unused until then.
+  // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
+  private val legacyFamily = handles(0)
   private val timestampedFamily = handles(1)
   private val writeOptions = new WriteOptions().setDisableWAL(true)
   private val readOptions = new ReadOptions()
@@ -58,16 +59,28 @@ final class RocksDbHandle private (
     db.delete(timestampedFamily, writeOptions, key)
   }
 
+  /** A legacy row (plain value, no timestamp), or null. */
+  def getLegacy(key: Array[Byte]): Array[Byte] = wrap("get a legacy key") {
+    if (db.keyMayExist(legacyFamily, key, null)) db.get(legacyFamily, readOptions, key) else null
+  }
+
+  def deleteLegacy(key: Array[Byte]): Unit = wrap("delete a legacy key") {
+    db.delete(legacyFamily, writeOptions, key)
+  }
+
   /** Applies a batch built with [[newBatch]]; the caller closes the batch. */
   def write(batch: WriteBatch): Unit = wrap("write a batch") { db.write(writeOptions, batch) }
 
   def newBatch(): BatchWriter = new BatchWriter(timestampedFamily)
 
+  /** A batch of legacy rows (adoption). */
+  def newLegacyBatch(): BatchWriter = new BatchWriter(legacyFamily)
+
   /** An iterator over the current rows; it sees the rows as they were when it was created. */
   def newIterator(): RocksIterator = db.newIterator(timestampedFamily, readOptions)
 
   /** An iterator over the legacy family's rows (rows in a format without timestamps). */
-  def newLegacyIterator(): RocksIterator = db.newIterator(handles(0), readOptions)
+  def newLegacyIterator(): RocksIterator = db.newIterator(legacyFamily, readOptions)
 
   /** A consistent copy of the current files in `target` (hard links; flushes the memtable). */
   def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
@@ -113,6 +126,8 @@ final class RocksDbHandle private (
     val batch = new WriteBatch()
     def put(key: Array[Byte], value: Array[Byte]): Unit = batch.put(family, key, value)
     def delete(key: Array[Byte]): Unit = batch.delete(family, key)
+    /** Deletes the key from the legacy family too (replaying changes of an upgrading store). */
+    def deleteLegacy(key: Array[Byte]): Unit = batch.delete(legacyFamily, key)
     def count: Int = batch.count()
     def flushTo(): Unit = { write(batch); batch.clear() }
     override def close(): Unit = batch.close()

@@ -43,8 +43,17 @@ object StoreMetrics {
     "ttlstoreCompactionsRequested",
     "ttlstore: compactions requested because many rows had expired")
 
+  val LegacyRowsRemaining = StateStoreCustomSumMetric(
+    "ttlstoreLegacyRowsRemaining",
+    "ttlstore: rows of an adopted checkpoint not yet upgraded (the store is in upgrade mode while > 0)")
+  val RowsUpgradedOnAccess = StateStoreCustomSumMetric(
+    "ttlstoreRowsUpgradedOnAccess", "ttlstore: legacy rows upgraded when a read or write met them")
+  val RowsUpgradedByCommit = StateStoreCustomSumMetric(
+    "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
+
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
-    ExpiredRowsStored, ExpiredRemovedByFilter, CompactionsRequested)
+    ExpiredRowsStored, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
+    RowsUpgradedOnAccess, RowsUpgradedByCommit)
 }

@@ -2,20 +2,20 @@ package io.ttlstore
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair
-import org.rocksdb.RocksIterator
 
 /**
- * The rows of one scan, in key order: every row, or those whose key starts with `prefix`. Rows that
- * `hidden(timestamp)` says to hide (expired, under NeverReturnExpired) are stepped over and handed to
- * `onHidden` (a write store deletes them). `present(key, value)` gives the value to hand out (a
- * write store with OnReadAndWrite renews it). Each row is read from RocksDB once; the pair handed out
- * is reused, as Spark's own iterators do. `onEnd` runs once the scan is exhausted.
+ * The rows of one scan, in key order: every row, or those whose key starts with `prefix` (legacy rows
+ * included, through the [[RowCursor]]). Rows that `hidden(timestamp)` says to hide (expired, under
+ * NeverReturnExpired) are stepped over and handed to `onHidden` with whether they are legacy rows (a
+ * write store deletes them). `present(key, value)` gives the value to hand out (a write store with
+ * OnReadAndWrite renews it). Each row is read from RocksDB once; the pair handed out is reused, as
+ * Spark's own iterators do. `onEnd` runs once the scan is exhausted.
  */
 final class StoreScan(
-    it: RocksIterator,
+    it: RowCursor,
     prefix: Option[Array[Byte]],
     hidden: Long => Boolean,
-    onHidden: (Array[Byte], Long) => Unit,
+    onHidden: (Array[Byte], Long, Boolean) => Unit,
     present: (Array[Byte], Array[Byte]) => Array[Byte],
     decodeKey: Array[Byte] => UnsafeRow,
     decodeValue: Array[Byte] => UnsafeRow,
@@ -54,7 +54,7 @@ final class StoreScan(
       }
       val v = it.value()
       val ts = TimestampedValue.timestamp(v)
-      if (hidden(ts)) { onHidden(k, ts); it.next() }
+      if (hidden(ts)) { onHidden(k, ts, it.fromLegacy); it.next() }
       else { key = k; value = v }
     }
     if (key == null) { open = false; onEnd() }

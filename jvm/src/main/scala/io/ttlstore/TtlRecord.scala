@@ -28,7 +28,9 @@ final case class TtlRecord(
     /** Rows stamped earlier are expired and no longer counted (native filter); None: all count. */
     countedFromMs: Option[Long] = None,
     /** The "now" the version was written with (processing time), so readers judge as it did. */
-    nowMs: Option[Long] = None) {
+    nowMs: Option[Long] = None,
+    /** Rows still in the legacy family (an adopted checkpoint's rows not yet upgraded). */
+    legacyRows: Option[Long] = None) {
 
   def timeCharacteristicValue: Option[TimeCharacteristic] =
     TtlPolicy.named(TimeCharacteristic.all)(timeCharacteristic)
@@ -50,11 +52,11 @@ object TtlRecord {
   private implicit val formats: Formats = DefaultFormats
 
   def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram,
-      countedFromMs: Option[Long], nowMs: Option[Long]): TtlRecord =
+      countedFromMs: Option[Long], nowMs: Option[Long], legacyRows: Option[Long]): TtlRecord =
     TtlRecord(policy.ttlMs, policy.updateType.name, policy.visibility.name,
       policy.timeCharacteristic.name, policy.eventTimeColumn, streamTimeMs,
       histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList,
-      countedFromMs, nowMs)
+      countedFromMs, nowMs, legacyRows)
 
   def fromJson(json: String): TtlRecord = Serialization.read[TtlRecord](json)
 }

@@ -68,7 +68,14 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       problem => throw TtlStoreErrors.nativeFilterUnavailable(stateStoreId.toString,
         TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
     val workDir = LocalWorkDirs.create(localRoot(settings))
-    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter)
+    // Spark's HDFS provider keys are whole key rows; prefix-scan stores encode them as ttlstore does.
+    val legacyKey: (String, Array[Byte]) => Array[Byte] = codec match {
+      case _: PrefixKeyCodec => (provider, k) =>
+        if (provider == "hdfs") codec.encode(KeyCodec.rowAt(keySchema.length, k, 0, k.length)) else k
+      case _ => (_, k) => k
+    }
+    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter,
+      () => clock.millis(), legacyKey, storeConf.compressionCodec)
     val valueFieldCount = valueSchema.length
     this.context = new TtlStore.Context {
       override def storeId: StateStoreId = id
@@ -78,6 +85,10 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       override def eventTime: Option[EventTimeColumn] = eventTimeColumn
       override def sweepRowsPerCommit: Int = settings.sweepRowsPerCommit
       override def compactExpiredShare: Double = settings.compactExpiredShare
+      override def legacyRowTimestamp: LegacyRowTimestamp = settings.legacyRowTimestamp
+      override def upgradeRowsPerCommit: Int = settings.upgradeRowsPerCommit
+      override def leftUpgradeMode(version: Long): Unit =
+        logInfo(s"$id left upgrade mode at version $version: every adopted row is upgraded")
       override def snapshotDue(version: Long): Boolean =
         local.snapshotDue(version, storeConf.minDeltasForSnapshot)
       override def newChangelog(version: Long): ChangelogWriter =

@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.Platform
-import org.rocksdb.RocksIterator
 
 import io.ttlstore.StoreLifecycle._
 
@@ -55,7 +54,15 @@ final class TtlStore(
   private var streamTime = local.streamTime
   private var countedFrom = local.countedFrom
   private var compactionRequested = 0L
-  private val openIterators = mutable.Set.empty[RocksIterator]
+  private val openIterators = mutable.Set.empty[RowCursor]
+  /** Rows still in the legacy family; while > 0 the store is in upgrade mode (KIP-258). */
+  private var legacyRows = local.legacyRows
+  /** The timestamp legacy rows are judged by and keep when upgraded ([[LegacyRowTimestamp]]). */
+  private val legacyStamp = local.adoption.map(a =>
+    LegacyRowTimestamp.stamp(context.legacyRowTimestamp, a.adoptedAtMs, policy.timeCharacteristic))
+    .getOrElse(Long.MaxValue)
+  private var upgradedOnAccess = 0L
+  private var upgradedByCommit = 0L
   private var committedFigures = TtlStore.CommitFigures(0L, 0L, TtlStore.NoMaintenance)
   private val expiry = new TtlStore.ExpiryFigures()
 
@@ -115,6 +122,7 @@ final class TtlStore(
     val k = keyCodec.encode(key)
     val old = storedTimestamp(k)
     if (!KnownKeys.isAbsent(old)) delete(k, old)
+    else if (legacyRows > 0 && local.db.getLegacy(k) != null) deleteLegacy(k)
   }
 
   override def commit(): Long = {
@@ -123,14 +131,18 @@ final class TtlStore(
     val newVersion = version + 1
     try {
       closeIterators()
+      val wasUpgrading = legacyRows > 0
+      upgradeSome()
       if (local.usesFilter) forgetExpired()
       else sweep(full = forceSnapshotOnCommit || context.snapshotDue(newVersion))
       expiry.byFilter = local.takeFilterRemoved()
       val record = TtlRecord(policy, Some(streamTime).filter(_ != Long.MinValue), timestamps,
-        Some(countedFrom).filter(_ != Long.MinValue), Some(now))
+        Some(countedFrom).filter(_ != Long.MinValue), Some(now), Some(legacyRows).filter(_ > 0))
+      local.persistAdoption()
       val bytes = changelogWriter().commit(rows, record)
       local.committed(newVersion, rows, record)
       lifecycle = Committed
+      if (wasUpgrading && legacyRows == 0) context.leftUpgradeMode(newVersion)
       context.afterCommit(newVersion, forceSnapshotOnCommit)
       context.reportCommit(newVersion)
       committedFigures = TtlStore.CommitFigures(bytes, (System.nanoTime() - start) / 1000000L,
@@ -178,8 +190,11 @@ final class TtlStore(
       StoreMetrics.SweepRowsExamined -> expiry.examined,
       StoreMetrics.ExpiredRemovedByFilter -> expiry.byFilter,
       StoreMetrics.CompactionsRequested -> compactionRequested,
-      StoreMetrics.ExpiredRowsStored -> timestamps.certainlyExpired(policy.ttlMs, now))
-    StateStoreMetrics(rows, safeDb(_.memoryUsedBytes), custom)
+      StoreMetrics.ExpiredRowsStored -> timestamps.certainlyExpired(policy.ttlMs, now),
+      StoreMetrics.LegacyRowsRemaining -> legacyRows,
+      StoreMetrics.RowsUpgradedOnAccess -> upgradedOnAccess,
+      StoreMetrics.RowsUpgradedByCommit -> upgradedByCommit)
+    StateStoreMetrics(rows + legacyRows, safeDb(_.memoryUsedBytes), custom)
   }
 
   override def getStateStoreCheckpointInfo(): StateStoreCheckpointInfo =
@@ -241,6 +256,10 @@ final class TtlStore(
    */
   private def readPoint(k: Array[Byte]): Array[Byte] = {
     val stored = local.db.get(k)
+    if (stored == null && legacyRows > 0) {
+      val plain = local.db.getLegacy(k)
+      if (plain != null) return readLegacy(k, plain)
+    }
     remember(k, stored)
     if (stored == null || !policy.enabled) stored
     else {
@@ -255,6 +274,54 @@ final class TtlStore(
         if (policy.refreshesOnRead && writable) renew(k, stored, ts) else stored
       }
     }
+  }
+
+  /**
+   * A legacy row met by a point read, judged by the legacy stamp. A write store upgrades it (moves
+   * it to the timestamped family, renewed with OnReadAndWrite), or removes it if expired.
+   */
+  private def readLegacy(k: Array[Byte], plain: Array[Byte]): Array[Byte] = {
+    val ts = legacyStamp
+    val stored = TimestampedValue.encode(ts, plain, 0, plain.length)
+    if (policy.enabled && ExpiryRule.isExpired(ts, policy.ttlMs, now)) {
+      if (policy.returnsExpired) stored
+      else {
+        if (writable) { deleteLegacy(k); expiry.onAccess += 1 }
+        null
+      }
+    } else if (writable) {
+      val fresh = if (policy.refreshesOnRead) math.max(ts, now) else ts
+      val v = if (fresh == ts) stored else TimestampedValue.encode(fresh, plain, 0, plain.length)
+      write(k, v, fresh)
+      upgradedOnAccess += 1
+      v
+    } else stored
+  }
+
+  /**
+   * The bounded upgrade at commit: up to `upgradeRowsPerCommit` legacy rows move to the
+   * timestamped family (expired ones are removed), logged like any write, so that upgrade mode
+   * ends even for keys never touched.
+   */
+  private def upgradeSome(): Unit = if (legacyRows > 0 && context.upgradeRowsPerCommit > 0) {
+    val it = local.db.newLegacyIterator()
+    try {
+      it.seekToFirst()
+      var n = 0
+      while (it.isValid && n < context.upgradeRowsPerCommit) {
+        val k = it.key()
+        if (policy.enabled && ExpiryRule.isExpired(legacyStamp, policy.ttlMs, now)) {
+          deleteLegacy(k)
+          expiry.bySweep += 1
+        } else {
+          val plain = it.value()
+          write(k, TimestampedValue.encode(legacyStamp, plain, 0, plain.length), legacyStamp)
+          upgradedByCommit += 1
+        }
+        n += 1
+        it.next()
+      }
+    } finally it.close()
   }
 
   /** OnReadAndWrite: the row read gets the current time (in event time: never an older one). */
@@ -284,6 +351,11 @@ final class TtlStore(
   private def write(k: Array[Byte], v: Array[Byte], ts: Long): Unit = {
     val old = storedTimestamp(k)
     if (!KnownKeys.isAbsent(old)) uncount(old)
+    else if (legacyRows > 0 && local.db.getLegacy(k) != null) {
+      // Upgraded: the key leaves the legacy family (a replay of this put does the same).
+      local.db.deleteLegacy(k)
+      legacyRows -= 1
+    }
     if (ts >= countedFrom) { rows += 1; timestamps.add(ts) }
     local.db.put(k, v)
     changelogWriter().put(k, v)
@@ -293,6 +365,14 @@ final class TtlStore(
   private def delete(k: Array[Byte], ts: Long): Unit = {
     uncount(ts)
     local.db.delete(k)
+    changelogWriter().delete(k)
+    local.knownKeys.recordAbsent(k)
+  }
+
+  /** Removes a legacy row (the logged delete removes it from both families on replay). */
+  private def deleteLegacy(k: Array[Byte]): Unit = {
+    local.db.deleteLegacy(k)
+    legacyRows -= 1
     changelogWriter().delete(k)
     local.knownKeys.recordAbsent(k)
   }
@@ -345,12 +425,17 @@ final class TtlStore(
   }
 
   private def scan(prefix: Option[Array[Byte]], refresh: Boolean): StateStoreIterator[UnsafeRowPair] = {
-    val it = local.db.newIterator()
+    val it: RowCursor =
+      if (legacyRows > 0) new RowCursor.Merged(local.db.newIterator(), local.db.newLegacyIterator(), legacyStamp)
+      else new RowCursor.Current(local.db.newIterator())
     openIterators += it
     val hides = policy.enabled && !policy.returnsExpired
     val rows = new StoreScan(it, prefix,
       hidden = ts => hides && ExpiryRule.isExpired(ts, policy.ttlMs, now),
-      onHidden = (k, ts) => if (writable) { delete(k, ts); expiry.onAccess += 1 },
+      onHidden = (k, ts, legacy) => if (writable) {
+        if (legacy) deleteLegacy(k) else delete(k, ts)
+        expiry.onAccess += 1
+      },
       present = (k, v) => {
         val shown = if (refresh) renew(k, v, TimestampedValue.timestamp(v)) else v
         rowTimes.foreach(_.writtenAt = TimestampedValue.timestamp(shown))
@@ -362,7 +447,7 @@ final class TtlStore(
     new StateStoreIterator(rows, () => closeOne(it))
   }
 
-  private def closeOne(it: RocksIterator): Unit = if (openIterators.remove(it)) it.close()
+  private def closeOne(it: RowCursor): Unit = if (openIterators.remove(it)) it.close()
 
   private def closeIterators(): Unit = {
     openIterators.foreach(_.close())
@@ -398,6 +483,10 @@ object TtlStore {
     def sweepRowsPerCommit: Int
     /** With the native filter: the expired share of the stored rows that triggers a compaction. */
     def compactExpiredShare: Double
+    def legacyRowTimestamp: LegacyRowTimestamp
+    def upgradeRowsPerCommit: Int
+    /** The commit of `version` upgraded or removed the last legacy row. */
+    def leftUpgradeMode(version: Long): Unit
     /** Whether committing `version` takes a snapshot (expired rows are then all removed first). */
     def snapshotDue(version: Long): Boolean
     def newChangelog(version: Long): ChangelogWriter

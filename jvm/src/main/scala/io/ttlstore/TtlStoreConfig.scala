@@ -57,6 +57,8 @@ final case class TtlStoreSettings(
     nativeFilter: NativeFilterMode = TtlStoreConfig.NativeFilterEnabled.default,
     periodicCompactionMs: Option[Long] = None,
     compactExpiredShare: Double = TtlStoreConfig.CompactExpiredShare.default,
+    legacyRowTimestamp: LegacyRowTimestamp = TtlStoreConfig.LegacyRowTimestampKey.default,
+    upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
     testingClockMs: Option[Long] = None,
     testingNativeFilterResource: Option[String] = None) {
 
@@ -204,6 +206,23 @@ object TtlStoreConfig {
     "a number from 0 to 1",
     s => s.toDoubleOption.filter(v => v >= 0 && v <= 1))
 
+  val LegacyRowTimestampKey: ConfigKey[LegacyRowTimestamp] = ConfigKey(
+    "legacyRowTimestamp", LegacyRowTimestamp.Migration,
+    "The timestamp TTL judges the rows of an adopted checkpoint by (rows written by Spark's own " +
+      "provider, which have none) until they are rewritten. migration: the time of the first " +
+      "load after the migration, so nothing expires at once (in event time: unknown). unknown: " +
+      "never expires until rewritten. expired: already expired.",
+    "one of migration, unknown, expired",
+    TtlPolicy.named(LegacyRowTimestamp.all))
+
+  val UpgradeRowsPerCommit: ConfigKey[Int] = ConfigKey(
+    "upgradeRowsPerCommit", 10000,
+    "Legacy rows (of an adopted checkpoint) that each commit upgrades to the timestamped format, " +
+      "besides those reads and writes upgrade, so that upgrade mode ends even for keys never " +
+      "touched. 0: only on access.",
+    "a whole number from 0 to 100000000",
+    intIn(0, 100000000))
+
   val TestingNativeFilterResource: ConfigKey[Option[String]] = ConfigKey(
     "testing.nativeFilterResource", None,
     "For tests only: the jar resource the native filter is loaded from instead of this " +
@@ -221,8 +240,8 @@ object TtlStoreConfig {
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
     BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumn, AllowTtlOnStreamStreamJoin,
-    SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare, TestingClockMs,
-    TestingNativeFilterResource)
+    SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
+    LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource)
 
   private val Hour = 3600L
   private val ThirtyDays = 30L * 24 * Hour
@@ -248,6 +267,8 @@ object TtlStoreConfig {
       nativeFilter = NativeFilterEnabled.readFrom(sqlConfs),
       periodicCompactionMs = PeriodicCompaction.readFrom(sqlConfs),
       compactExpiredShare = CompactExpiredShare.readFrom(sqlConfs),
+      legacyRowTimestamp = LegacyRowTimestampKey.readFrom(sqlConfs),
+      upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
       testingClockMs = TestingClockMs.readFrom(sqlConfs),
       testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs))
   }

@@ -42,7 +42,7 @@ class TimestampHistogramSuite extends AnyFunSuite {
   test("a recorded histogram rebuilds to the same counts") {
     val h = TimestampHistogram.empty()
     Seq(5L, 7L, 7L).foreach(h.add)
-    val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h, Some(3L), Some(11L)).toJson)
-    assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L) && back.countedFromMs.contains(3L) && back.nowMs.contains(11L))
+    val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h, Some(3L), Some(11L), Some(5L)).toJson)
+    assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L) && back.countedFromMs.contains(3L) && back.nowMs.contains(11L) && back.legacyRows.contains(5L))
   }
 }
