@@ -79,12 +79,14 @@ def run_rounds(
     sources: int = 1,
     extra_conf: dict[str, str] | None = None,
     round_conf: Callable[[int], dict[str, str]] | None = None,
+    first_round: int = 0,
 ) -> StreamRun:
     """Runs `build(*streams)` once per round, each time restarted from the same checkpoint.
 
     Each round adds one file per source and runs the query with ``availableNow``, so every round is
     exactly one micro-batch and the query stops and restarts between batches. ``round_conf(i)``
     gives settings for round ``i`` only (such as the test clock), applied before it starts.
+    ``first_round`` numbers the input files, to continue an earlier run on the same checkpoint.
     """
     checkpoint = workdir / "checkpoint"
     inputs = [workdir / f"input-{i}" for i in range(sources)]
@@ -100,7 +102,7 @@ def run_rounds(
                 spark.conf.set(key, value)
             per_source = round_rows if sources > 1 else (round_rows,)
             for directory, rows in zip(inputs, per_source):
-                write_round(directory, index, list(rows))
+                write_round(directory, first_round + index, list(rows))
             streams = [
                 spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(d))
                 for d in inputs

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ttlstore._config import OPTIONS, PREFIX, PROVIDER_CLASS, PROVIDER_CLASS_KEY
 from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
+from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._session import apply_ttl, configure, jar_path, operator_options, spark_options
 from ttlstore._state import STATE_SOURCE, read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, duration_ms
@@ -24,6 +25,8 @@ from ttlstore._version import __version__
 
 __all__ = [
     "InspectError",
+    "MigrationError",
+    "MigrationReport",
     "OPTIONS",
     "PREFIX",
     "PROVIDER_CLASS",
@@ -40,6 +43,7 @@ __all__ = [
     "format_report",
     "inspect_checkpoint",
     "jar_path",
+    "migrate",
     "operator_options",
     "read_state",
     "spark_options",

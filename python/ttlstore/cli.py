@@ -1,7 +1,7 @@
-"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``.
+"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT`` and ``ttlstore migrate CHECKPOINT``.
 
-It starts a small local Spark session (one core, no UI) with the bundled jar to read the
-checkpoint's files; nothing in the checkpoint is written.
+``inspect`` starts a small local Spark session (one core, no UI) with the bundled jar to read the
+checkpoint's files and writes nothing; ``migrate`` works on the files alone, on a stopped query.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List, Optional, TextIO
 
 from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
+from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._version import __version__
 
 
@@ -72,11 +73,49 @@ def _parser() -> argparse.ArgumentParser:
         "--progress", choices=("auto", "always", "never"), default="auto",
         help="progress bar on stderr while scanning (auto: when stderr is a terminal)",
     )
+    move = commands.add_parser(
+        "migrate",
+        help="move a stopped query's checkpoint from Spark's HDFS or RocksDB provider to ttlstore",
+        description="Rewrites the state store provider pinned in the latest offset-log entry to ttlstore's, "
+        "keeping a backup in CHECKPOINT/ttlstore-migration. On restart ttlstore adopts the old state without "
+        "rewriting it and upgrades it lazily. Stop the query first.",
+    )
+    move.add_argument("checkpoint", help="the query's checkpointLocation")
+    move.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
+    move.add_argument("--rollback", action="store_true",
+                      help="restore the original provider (only while no batch has run on ttlstore)")
+    move.add_argument("--force", action="store_true",
+                      help="migrate although the last batch has offsets but no commit (it re-runs on ttlstore)")
+    move.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     return parser
+
+
+def _describe(report: MigrationReport) -> str:
+    lines = [f"{report.action}: {report.checkpoint}",
+             f"  provider     {report.provider}" + (" -> io.ttlstore.TtlStateStoreProvider"
+                                                    if report.action in ("migrated", "would migrate") else ""),
+             f"  batch        {report.batch} (latest offset-log entry)"]
+    for op in report.operators:
+        stores = ", ".join(s for s in op["stores"] if s) or "-"
+        lines.append(f"  operator {op['id']}   {op['name'] or '(unknown)'}, stores {stores}, {op['partitions']} partitions")
+    lines += [f"  note         {n}" for n in report.notes]
+    return "\n".join(lines)
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    try:
+        report = migrate(args.checkpoint, dry_run=args.dry_run, rollback=args.rollback, force=args.force)
+    except MigrationError as e:
+        print(f"ttlstore migrate: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_dict(), indent=2) if args.json else _describe(report))
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "migrate":
+        return _migrate(args)
     path = Path(args.checkpoint)
     if not path.exists() and "://" not in args.checkpoint:
         print(f"ttlstore inspect: {args.checkpoint} does not exist. Pass the query's checkpointLocation.",
