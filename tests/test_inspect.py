@@ -119,3 +119,23 @@ def test_the_cli_fails_with_exit_code_2_on_a_path_that_is_not_a_checkpoint(tmp_p
     assert missing.returncode == 2 and "does not exist" in missing.stderr
     empty = run_cli("inspect", str(tmp_path))
     assert empty.returncode == 2 and "NOT_A_CHECKPOINT" in empty.stderr and empty.stdout == ""
+
+
+def test_inspect_on_a_migrated_checkpoint_shows_the_adopted_files_then_the_legacy_rows(
+    spark: SparkSession, tmp_path: Path
+):
+    build = lambda s: s.dropDuplicates(["key"])  # noqa: E731
+    checkpoint = run_rounds(spark, HDFS_PROVIDER, tmp_path, EVENTS, build, [rows("a", "b", "c")], "append").checkpoint
+    ttlstore.migrate(checkpoint)
+
+    # Migrated, no batch on ttlstore yet: the pin is ttlstore's, the stores hold Spark's files.
+    report = ttlstore.inspect_checkpoint(spark, checkpoint)
+    assert report["provider"] == TTL_PROVIDER
+    assert {f for s in report["operators"][0]["stores"] for f in s["files"]} == {"hdfs"}
+
+    # After a batch on ttlstore with no upgrade at commit, untouched rows are still legacy rows.
+    run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, build, [rows("a", "d")], "append", first_round=1,
+               extra_conf={ttlstore.OPTIONS["upgrade_rows_per_commit"][0]: "0"})
+    [store] = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
+    assert store["files"] == ["ttlstore"]
+    assert (store["rows"], store["legacyRows"]) == (2, 2)  # "a" was read (upgraded), "d" new; "b", "c" legacy

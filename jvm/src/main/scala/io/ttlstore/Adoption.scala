@@ -55,6 +55,8 @@ sealed trait LegacySource {
   /** Replays `version` into `put` and `delete` (keys and values as UnsafeRow bytes). */
   def replay(version: Long, codec: String, workDir: File)(
       put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Int
+  /** Deletes the provider's files of this store (once no retained version needs them); returns how many. */
+  def deleteFiles(): Int
 }
 
 object LegacySource {
@@ -67,6 +69,7 @@ object LegacySource {
     override def replay(version: Long, codec: String, workDir: File)(
         put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Int =
       files.replay(version, codec)(put, delete)
+    override def deleteFiles(): Int = files.deleteAll()
   }
 
   final class RocksDb(files: RocksDbProviderFiles) extends LegacySource {
@@ -80,6 +83,7 @@ object LegacySource {
     override def replay(version: Long, codec: String, workDir: File)(
         put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Int =
       files.replay(version, codec, workDir)(put, delete)
+    override def deleteFiles(): Int = files.deleteAll()
   }
 
   /** The source named in an adoption record. */

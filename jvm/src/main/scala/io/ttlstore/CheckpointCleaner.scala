@@ -3,7 +3,7 @@ package io.ttlstore
 /** Carries out [[Retention]]'s plan on a store's checkpoint files. */
 object CheckpointCleaner {
 
-  final case class Cleaned(changelogs: Int, snapshots: Int, ssts: Int)
+  final case class Cleaned(changelogs: Int, snapshots: Int, ssts: Int, adoptedFiles: Int = 0)
 
   def clean(files: CheckpointFiles, minVersionsToRetain: Int): Cleaned = {
     val listing = files.listing()
@@ -20,7 +20,11 @@ object CheckpointCleaner {
         val orphans = Retention.orphanSsts(
           files.sstFiles().map(s => s.getPath.getName -> s.getModificationTime), referenced, oldest)
         orphans.foreach(n => files.delete(files.sstPath(n)))
-        Cleaned(plan.deleteChangelogs.size, plan.deleteSnapshots.size, orphans.size)
+        val adopted = files.adoption.read()
+        val adoptedFiles = adopted.filter(a => Retention.adoptedFilesDeletable(plan, Some(a.version)))
+          .map(a => LegacySource.named(a.provider, files.storeDir, files.hadoopConf).deleteFiles())
+          .getOrElse(0)
+        Cleaned(plan.deleteChangelogs.size, plan.deleteSnapshots.size, orphans.size, adoptedFiles)
     }
   }
 }

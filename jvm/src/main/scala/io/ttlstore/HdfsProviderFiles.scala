@@ -26,6 +26,9 @@ final class HdfsProviderFiles(val storeDir: Path, hadoopConf: Configuration) {
   def versions(): (SortedSet[Long], SortedSet[Long]) =
     SparkProviderFormat.versions(fm, storeDir, ".delta", ".snapshot")
 
+  /** Deletes every delta and snapshot file of the store. */
+  def deleteAll(): Int = SparkProviderFormat.deleteAll(fm, storeDir, Seq(".delta", ".snapshot"), Nil)
+
   /** True if these files hold version `version` (a snapshot, or deltas back to one or to the start). */
   def holds(version: Long): Boolean = {
     val (deltas, snapshots) = versions()

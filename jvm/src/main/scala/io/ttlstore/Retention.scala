@@ -29,6 +29,13 @@ object Retention {
     }
 
   /**
+   * True once the files of the Spark provider state a store adopted (at `adoptedVersion`) are needed
+   * by no retained version: every retained version then builds on a ttlstore snapshot newer than it.
+   */
+  def adoptedFilesDeletable(plan: Plan, adoptedVersion: Option[Long]): Boolean =
+    adoptedVersion.exists(a => plan.baseSnapshot > a)
+
+  /**
    * SST files to delete: those no retained snapshot references and that are older than the oldest
    * retained snapshot, so that the files of a snapshot being uploaded right now (whose manifest
    * does not exist yet) are never taken.

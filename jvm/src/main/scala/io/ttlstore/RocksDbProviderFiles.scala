@@ -43,6 +43,10 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
   def versions(): (SortedSet[Long], SortedSet[Long]) =
     SparkProviderFormat.versions(fm, storeDir, ".zip", ".changelog")
 
+  /** Deletes every snapshot, changelog, shared SST and log file of the store. */
+  def deleteAll(): Int =
+    SparkProviderFormat.deleteAll(fm, storeDir, Seq(".zip", ".changelog"), Seq("SSTs", "logs"))
+
   /**
    * Replays version `version` into `put` and `delete` (keys and values as UnsafeRow bytes, without
    * Spark's encoding byte): the rows of the newest snapshot at or below it, opened read-only in a

@@ -30,6 +30,20 @@ object SparkProviderFormat {
   }
 
   /**
+   * Deletes the files named `<v><suffix>` for the suffixes, and the directories `dirs`, directly in
+   * `dir` (never other stores' subdirectories or ttlstore's own); returns how many entries went.
+   */
+  def deleteAll(fm: CheckpointFileManager, dir: Path, suffixes: Seq[String], dirs: Seq[String]): Int = {
+    val doomed = if (!fm.exists(dir)) Nil else fm.list(dir).toSeq.filter { s =>
+      val name = s.getPath.getName
+      if (s.isDirectory) dirs.contains(name)
+      else suffixes.exists(x => name.endsWith(x) && Try(name.stripSuffix(x).toLong).isSuccess)
+    }
+    doomed.foreach(s => fm.delete(s.getPath))
+    doomed.size
+  }
+
+  /**
    * Reads the record file `path` of `version` into `put` and `delete`, failing with the file named
    * when it is missing, cut short or damaged.
    */

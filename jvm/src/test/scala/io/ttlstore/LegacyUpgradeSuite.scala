@@ -181,6 +181,21 @@ class LegacyUpgradeSuite extends AnyFunSuite {
     }
   }
 
+  test("retention deletes Spark's files once no retained version needs them, and every retained version still loads") {
+    withTempDir { dir =>
+      writeSparkState(dir)
+      def sparkFiles = new File(dir, "0/0").listFiles().map(_.getName).filter(n => n.endsWith(".delta") || n.endsWith(".snapshot"))
+      withProvider(ours(dir, P + "upgradeRowsPerCommit" -> "2")) { p =>
+        (3 until 6).foreach { v => p.getStore(v).commit(); p.doMaintenance() }
+        assert(sparkFiles.nonEmpty, "versions still build on the adopted state")
+        (6 until 14).foreach { v => p.getStore(v).commit(); p.doMaintenance() }
+      }
+      assert(sparkFiles.isEmpty)
+      // minBatchesToRetain = 5: versions 10 to 14 are retained.
+      withProvider(ours(dir)) { p => (10L to 14L).foreach(v => assert(read(p, v) === sparkRows, s"version $v")) }
+    }
+  }
+
   private def visibleAt(dir: File, minutes: Long, policy: String, version: Long): Map[(String, Int), Long] =
     withProvider(ours(dir, P + "ttl" -> "10 minutes", P + "legacyRowTimestamp" -> policy,
       P + "upgradeRowsPerCommit" -> "0", P + "testing.clockMs" -> (T0 + minutes * Minute).toString)) { p =>

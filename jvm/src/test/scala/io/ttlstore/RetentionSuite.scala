@@ -27,6 +27,18 @@ class RetentionSuite extends AnyFunSuite {
     assert(plan.keepFrom == 10 && plan.baseSnapshot == 10 && plan.deleteChangelogs == (1L to 9L))
   }
 
+  test("adopted Spark files may go only once every retained version builds on a newer own snapshot") {
+    // Adopted at version 10; own changelogs 11..20.
+    val noSnapshot = Retention.plan(listing(11 to 20), minVersionsToRetain = 3).get
+    assert(!Retention.adoptedFilesDeletable(noSnapshot, Some(10L)))
+    val snapshotAbove = Retention.plan(listing(11 to 20, 15), minVersionsToRetain = 3).get
+    assert(Retention.adoptedFilesDeletable(snapshotAbove, Some(10L)))
+    assert(!Retention.adoptedFilesDeletable(snapshotAbove, Some(15L)), "a snapshot at the adopted version is not newer")
+    val stillNeeded = Retention.plan(listing(11 to 20, 15), minVersionsToRetain = 8).get
+    assert(!Retention.adoptedFilesDeletable(stillNeeded, Some(10L)), "version 13 still builds on the adopted state")
+    assert(!Retention.adoptedFilesDeletable(snapshotAbove, None))
+  }
+
   test("an empty directory has no plan") {
     assert(Retention.plan(listing(1 to 0), 5).isEmpty)
   }
