@@ -91,7 +91,8 @@ bench: install
 	mkdir -p bench-output
 	$(SBT) -error "jvm/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json" \
 		"jvm/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
-		"jvm/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json"
+		"jvm/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
+		"jvm/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
 	$(PY) tests/bench/run_bench.py
 
 docs: venv $(SBT_LAUNCHER)

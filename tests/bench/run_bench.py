@@ -228,6 +228,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += churn_report(results, args)
     lines += disk_churn_report()
     lines += expiry_cpu_report()
+    lines += adoption_report()
     lines += [
         "Memory is what each provider reports as `memoryUsedBytes`: the HDFS provider estimates its",
         "in-memory maps; the RocksDB-based providers report memtables and table readers (their block",
@@ -364,6 +365,40 @@ def expiry_cpu_report() -> list[str]:
         f"The filter takes {sweep['total_ns_per_row'] / native['total_ns_per_row']:.1f}x less CPU per expired row "
         f"in all, and {sweep['commit_ns_per_row'] / max(native['commit_ns_per_row'], 0.01):,.0f}x less in the "
         "batch's own commit (target: at least 10x).",
+        "",
+    ]
+
+
+def adoption_report() -> list[str]:
+    """Adopting Spark's state after `ttlstore migrate` (io.ttlstore.bench.AdoptionBench, run by `make bench`)."""
+    path = OUT / "adoption.json"
+    if not path.is_file():
+        return []
+    f = json.loads(path.read_text())
+    rows = []
+    for label, name in (("rocksdb", "RocksDB provider"), ("rocksdb_changelog", "RocksDB provider + changelog"),
+                        ("hdfs", "HDFS provider")):
+        r = f[label]
+        rows.append(
+            f"| {name} | {r['state_bytes'] / 2**20:,.1f} | {r['spark_normal_batch_ms']:,.0f} | "
+            f"{r['spark_first_batch_after_restart_ms']:,.0f} | {r['first_batch_ms']:,.0f} | {r['normal_batch_ms']:,.0f} | "
+            f"{r['first_batch_ms'] / r['normal_batch_ms']:.1f}x | {r['bytes_written_by_first_batch'] / 2**10:,.0f} KiB "
+            f"({100 * r['written_share']:.1f}%) |")
+    keys = f["rocksdb"]["keys"]
+    return [
+        "## Adopting a store after `ttlstore migrate`",
+        "",
+        f"One store of {keys:,} keys written by each of Spark's providers, then adopted by ttlstore as the first load "
+        "after a migration does (io.ttlstore.bench.AdoptionBench). A batch is "
+        f"{f['batch_ops']:,} reads and updates of existing keys. The first batch on ttlstore includes the adoption: "
+        "Spark's files are read and their rows put into the local legacy column family. Bytes written: everything "
+        "the first batch added below the checkpoint, against the size of Spark's state (target: under 5% for the "
+        "RocksDB provider).",
+        "",
+        "| adopted from | Spark's state MiB | Spark normal batch ms | Spark first batch after restart ms | "
+        "ttlstore first batch ms | ttlstore normal batch ms | first / normal | bytes written by the first batch |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
         "",
     ]
 
