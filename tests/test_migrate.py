@@ -66,7 +66,8 @@ def test_a_query_migrated_from_spark_s_hdfs_provider_emits_what_it_would_have(
 
 
 @pytest.mark.parametrize("conf", [None, CHANGELOG], ids=["snapshots", "changelog checkpointing"])
-@pytest.mark.parametrize("name", ["aggregation without watermark", "dropDuplicates"])
+@pytest.mark.parametrize("name", ["aggregation without watermark", "dropDuplicates", "session windows",
+                                  "applyInPandasWithState"])
 def test_a_query_migrated_from_spark_s_rocksdb_provider_emits_what_it_would_have(
     spark: SparkSession, tmp_path: Path, name: str, conf
 ):

@@ -26,7 +26,10 @@ import org.rocksdb.{Options, RocksDB, RocksDBException}
  *   <store dir>/SSTs/<n>-<uuid>.sst   SST files shared by snapshots
  *   <store dir>/<v>.changelog   changes of version v (changelog checkpointing): a
  *                               [[SparkProviderFormat]] record file (changelog format 1)
- *   key, value := encoding version byte (0) | UnsafeRow bytes
+ *   value      := encoding version byte (0) | UnsafeRow bytes
+ *   key        := encoding version byte (0) | UnsafeRow bytes                  (whole keys)
+ *              | prefixLen int32 little-endian | 0 | prefix row | 0 | rest of the key row
+ *                                  (prefix-scan keys; prefixLen counts its version byte)
  * }}}
  * Version v is the newest snapshot at or below v plus the changelogs after it.
  */
@@ -48,8 +51,9 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
     SparkProviderFormat.deleteAll(fm, storeDir, Seq(".zip", ".changelog"), Seq("SSTs", "logs"))
 
   /**
-   * Replays version `version` into `put` and `delete` (keys and values as UnsafeRow bytes, without
-   * Spark's encoding byte): the rows of the newest snapshot at or below it, opened read-only in a
+   * Replays version `version` into `put` and `delete`: keys as Spark encoded them (see
+   * [[RocksDbProviderFiles.wholeKey]], [[RocksDbProviderFiles.prefixKey]]), values as UnsafeRow bytes
+   * (Spark's encoding byte removed): the rows of the newest snapshot at or below it, opened read-only in a
    * directory under `workDir` that is deleted afterwards, then each changelog after it. Returns
    * the files read. Fails naming the first missing or damaged file.
    */
@@ -65,7 +69,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
     ((base.getOrElse(0L) + 1) to version).foreach { v =>
       val path = changelogPath(v)
       SparkProviderFormat.readRecords(fm, path, v, codecName)(
-        (k, value) => put(decoded(k, path, v), decoded(value, path, v)), k => delete(decoded(k, path, v)))
+        (k, value) => put(k, decoded(value, path, v)), k => delete(k))
     }
     base.size + (version - base.getOrElse(0L)).toInt
   }
@@ -96,7 +100,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
         try {
           it.seekToFirst()
           while (it.isValid) {
-            put(decoded(it.key(), zipPath(version), version), decoded(it.value(), zipPath(version), version))
+            put(it.key(), decoded(it.value(), zipPath(version), version))
             it.next()
           }
         } finally it.close()
@@ -149,10 +153,27 @@ object RocksDbProviderFiles {
       case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
     }
 
+  /** The key row of a whole key (no prefix) as Spark's RocksDB provider stored it. */
+  def wholeKey(raw: Array[Byte]): Array[Byte] = decoded(raw, null, -1)
+
+  /**
+   * A prefix-scan key as Spark's RocksDB provider stored it, split into the prefix row and the row of
+   * the key's other columns.
+   */
+  def prefixKey(raw: Array[Byte]): (Array[Byte], Array[Byte]) = {
+    if (raw.length < 4) throw new IllegalArgumentException(s"a prefix key of ${raw.length} bytes")
+    val prefixLen = (raw(0) & 0xff) | ((raw(1) & 0xff) << 8) | ((raw(2) & 0xff) << 16) | ((raw(3) & 0xff) << 24)
+    if (prefixLen < 1 || 4 + prefixLen >= raw.length) {
+      throw new IllegalArgumentException(s"a prefix length of $prefixLen in a key of ${raw.length} bytes")
+    }
+    (decoded(java.util.Arrays.copyOfRange(raw, 4, 4 + prefixLen), null, -1),
+      decoded(java.util.Arrays.copyOfRange(raw, 4 + prefixLen, raw.length), null, -1))
+  }
+
   /** The UnsafeRow bytes of a stored key or value: Spark's encoding byte removed. */
   private def decoded(bytes: Array[Byte], path: Path, version: Long): Array[Byte] = {
     if (bytes.isEmpty || bytes(0) != EncodingVersion) {
-      throw TtlStoreErrors.legacyFileCorrupted(path.toString, version,
+      throw TtlStoreErrors.legacyFileCorrupted(String.valueOf(path), version,
         s"a row with encoding version ${bytes.headOption.getOrElse("none")} (expected $EncodingVersion)")
     }
     java.util.Arrays.copyOfRange(bytes, 1, bytes.length)

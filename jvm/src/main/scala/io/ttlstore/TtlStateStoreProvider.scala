@@ -68,12 +68,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       problem => throw TtlStoreErrors.nativeFilterUnavailable(stateStoreId.toString,
         TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
     val workDir = LocalWorkDirs.create(localRoot(settings))
-    // Spark's HDFS provider keys are whole key rows; prefix-scan stores encode them as ttlstore does.
-    val legacyKey: (String, Array[Byte]) => Array[Byte] = codec match {
-      case _: PrefixKeyCodec => (provider, k) =>
-        if (provider == "hdfs") codec.encode(KeyCodec.rowAt(keySchema.length, k, 0, k.length)) else k
-      case _ => (_, k) => k
-    }
+    val legacyKey = LegacySource.keyEncoder(codec, keySchema.length)
     this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter,
       () => clock.millis(), legacyKey, storeConf.compressionCodec)
     val valueFieldCount = valueSchema.length

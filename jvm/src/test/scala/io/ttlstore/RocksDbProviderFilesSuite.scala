@@ -22,9 +22,10 @@ class RocksDbProviderFilesSuite extends AnyFunSuite {
   private def replayed(dir: File, version: Long, codec: String): Map[(String, Int), Long] = {
     val rows = mutable.Map.empty[(String, Int), Long]
     val work = new File(dir, "work")
+    def keyRow(raw: Array[Byte]) = { val k = RocksDbProviderFiles.wholeKey(raw); KeyCodec.rowAt(2, k, 0, k.length) }
     files(dir).replay(version, codec, work)(
-      (k, v) => rows(keyOf(KeyCodec.rowAt(2, k, 0, k.length))) = countOf(KeyCodec.rowAt(1, v, 0, v.length)),
-      k => rows.remove(keyOf(KeyCodec.rowAt(2, k, 0, k.length))))
+      (k, v) => rows(keyOf(keyRow(k))) = countOf(KeyCodec.rowAt(1, v, 0, v.length)),
+      k => rows.remove(keyOf(keyRow(k))))
     assert(!work.exists() || work.list().isEmpty, "the snapshot's working copy is deleted")
     rows.toMap
   }
