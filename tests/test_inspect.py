@@ -24,8 +24,12 @@ CLI = Path(sys.executable).parent / "ttlstore"
 
 def ttlstore_checkpoint(spark: SparkSession, tmp_path: Path, name: str) -> Path:
     scenario = SCENARIOS[name]
-    return run_rounds(spark, TTL_PROVIDER, tmp_path, OPERATOR_EVENTS, scenario.build, scenario.rounds,
-                      scenario.output_mode, scenario.sources).checkpoint
+    checkpoint = run_rounds(spark, TTL_PROVIDER, tmp_path, OPERATOR_EVENTS, scenario.build, scenario.rounds,
+                            scenario.output_mode, scenario.sources).checkpoint
+    # The query has stopped, but Spark's maintenance would go on uploading its snapshots in the
+    # background: unload its stores, so that the files on disk stay as inspect saw them.
+    spark._jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()
+    return checkpoint
 
 
 def partition_bytes(operator_dir: Path) -> int:

@@ -77,8 +77,8 @@ def _parser() -> argparse.ArgumentParser:
         "migrate",
         help="move a stopped query's checkpoint from Spark's HDFS or RocksDB provider to ttlstore",
         description="Rewrites the state store provider pinned in the latest offset-log entry to ttlstore's, "
-        "keeping a backup in CHECKPOINT/ttlstore-migration. On restart ttlstore adopts the old state without "
-        "rewriting it and upgrades it lazily. Stop the query first.",
+        "keeping a backup in CHECKPOINT/ttlstore-migration. On restart ttlstore adopts the old state where it "
+        "is (Spark's files are never rewritten) and upgrades it lazily. Stop the query first.",
     )
     move.add_argument("checkpoint", help="the query's checkpointLocation")
     move.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")

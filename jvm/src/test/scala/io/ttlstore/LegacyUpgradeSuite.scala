@@ -113,7 +113,7 @@ class LegacyUpgradeSuite extends AnyFunSuite {
         val encoded = all.map { case ((u, s), _) => KeyCodec.rowBytes(key(u, s)) }
         val codec = KeyCodec(PrefixKeyScanStateEncoderSpec(keySchema, 1), keySchema)
         val order = all.map { case ((u, s), _) => codec.encode(key(u, s)) }
-        assert(order.sliding(2).forall { case Seq(a, b) => java.util.Arrays.compareUnsigned(a, b) < 0 }, "key order")
+        assert(order.sliding(2).forall(p => java.util.Arrays.compareUnsigned(p.head, p.last) < 0), "key order")
         assert(encoded.size === 13)
         assert(store.prefixScan(prefix("u2")).map(r => keyOf(r.key) -> countOf(r.value)).toMap ===
           Map(("u2", 0) -> 20L, ("u2", 1) -> 99L, ("u2", 5) -> 5L))
