@@ -55,6 +55,11 @@ final class LocalStore(
   private val dbLock = new Object
   /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
   var sweepCursor: Option[Array[Byte]] = None
+  /**
+   * Where the bounded upgrade at commit resumes (None: at the first legacy key). Legacy rows only
+   * ever leave, so every row before it is gone. Not persisted.
+   */
+  var upgradeCursor: Option[Array[Byte]] = None
   /** Rows in the legacy family (an adopted checkpoint's rows not yet upgraded). */
   private var legacyRowCount = 0L
   /** The Spark provider state this store adopted; `adoptionWritten` once adopted.json exists. */
@@ -277,6 +282,7 @@ final class LocalStore(
     rows = manifest.map(_.numRows).getOrElse(0L)
     adoptRecord(manifest.flatMap(_.ttl))
     sweepCursor = None
+    upgradeCursor = None
     lastSnapshotVersion = snapshotVersion.getOrElse(0L)
     snapshots.reset(manifest)
   }

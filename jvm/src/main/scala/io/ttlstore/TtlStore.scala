@@ -306,7 +306,11 @@ final class TtlStore(
   private def upgradeSome(): Unit = if (legacyRows > 0 && context.upgradeRowsPerCommit > 0) {
     val it = local.db.newLegacyIterator()
     try {
-      it.seekToFirst()
+      // Resume after the rows upgraded before, not over their tombstones from the first key on.
+      local.upgradeCursor match {
+        case Some(key) => it.seek(key)
+        case None => it.seekToFirst()
+      }
       var n = 0
       while (it.isValid && n < context.upgradeRowsPerCommit) {
         val k = it.key()
@@ -321,6 +325,7 @@ final class TtlStore(
         n += 1
         it.next()
       }
+      local.upgradeCursor = if (it.isValid) Some(it.key()) else None
     } finally it.close()
   }
 
