@@ -22,7 +22,7 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv native jar install test test-native test-jvm test-python demo bench docs clean
+.PHONY: all venv jar install test lint fmt test-native test-jvm test-python demo bench docs clean
 
 all: install
 
@@ -39,22 +39,8 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
-# The native TTL compaction filter, for the platform the build runs on; sbt packs it into the jar
-# from jvm/target/native-resources. JNI headers come from the JDK that runs the build.
-JAVA_HOME ?= $(shell dirname $$(dirname $$(readlink -f $$(command -v javac))))
-PLATFORM := $(shell uname -s | tr A-Z a-z)-$(shell uname -m | sed 's/amd64/x86_64/;s/arm64/aarch64/')
-NATIVE_LIB := jvm/target/native-resources/io/ttlstore/native/$(PLATFORM)/libttlstore_filter.so
-
-native: $(NATIVE_LIB)
-
-$(NATIVE_LIB): jvm/src/main/c/ttl_expiry.c jvm/src/main/c/ttl_expiry.h jvm/src/main/c/ttl_filter_jni.c
-	mkdir -p $(dir $@)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -I$(JAVA_HOME)/include \
-		-I$(JAVA_HOME)/include/$(shell uname -s | tr A-Z a-z) -o $@ \
-		jvm/src/main/c/ttl_expiry.c jvm/src/main/c/ttl_filter_jni.c -ldl
-
 # The jar is built against the jars of the pyspark in .venv (see build.sbt).
-jar: venv $(SBT_LAUNCHER) native
+jar: venv $(SBT_LAUNCHER)
 	$(SBT) jvm/package
 	mkdir -p python/ttlstore/jars
 	rm -f python/ttlstore/jars/*.jar
@@ -62,7 +48,12 @@ jar: venv $(SBT_LAUNCHER) native
 
 install: jar
 
-test: test-native test-jvm test-python
+test: lint test-native test-jvm test-python
+
+# Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
+lint: venv
+	$(VENV)/bin/ruff check --config python/pyproject.toml python tests
+	cd python && ../$(VENV)/bin/mypy --cache-dir ../.build/mypy
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
 # fuzz run, built with AddressSanitizer and UndefinedBehaviorSanitizer (Debian's gcc ships both).
@@ -78,11 +69,15 @@ test-native:
 		-o $(NATIVE_TEST) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
 	$(NATIVE_TEST) $(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
 
-test-jvm: jar native
-	$(SBT) jvm/test
+# ScalaTest, after checking the Scala sources' formatting (.scalafmt.conf; `make fmt` applies it).
+test-jvm: jar
+	$(SBT) jvm/scalafmtCheckAll jvm/test
+
+fmt: $(SBT_LAUNCHER)
+	$(SBT) jvm/scalafmtAll
 
 test-python: install
-	$(PY) -m pytest tests -q
+	$(PY) -m pytest tests python/ttlstore --doctest-modules -q
 
 demo: install
 	$(PY) -m ttlstore.demo
@@ -96,7 +91,7 @@ bench: install
 	$(PY) tests/bench/run_bench.py
 
 docs: venv $(SBT_LAUNCHER)
-	$(SBT) -error "jvm/runMain io.ttlstore.ConfigDocs" > docs/configuration.md
+	$(SBT) -error "jvm/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md
 
 clean:
 	rm -rf jvm/target target project/target python/ttlstore/jars .build demo-output bench-output

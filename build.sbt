@@ -8,6 +8,42 @@ val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
 lazy val sparkJarsDir = settingKey[File]("the jars/ folder of the installed pyspark 4.3.0")
 
+/** `linux-x86_64`, `linux-aarch64`, ...: as io.ttlstore.store.NativeFilter.platform computes it. */
+def nativePlatform: String = {
+  val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
+  val arch = sys.props("os.arch").toLowerCase(java.util.Locale.ROOT) match {
+    case "amd64" | "x86_64" => "x86_64"
+    case "arm64" | "aarch64" => "aarch64"
+    case other => other
+  }
+  s"$os-$arch"
+}
+
+/**
+ * Builds libttlstore_filter.so from jvm/src/main/c with the C compiler ($CC, else cc) and the JNI
+ * headers of the JDK that runs sbt; rebuilt only when a source changes.
+ */
+lazy val nativeFilter = Def.task {
+  val src = (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "c"
+  val out = (Compile / resourceManaged).value / "io" / "ttlstore" / "native" / nativePlatform / "libttlstore_filter.so"
+  val jdk = file(sys.props("java.home"))
+  val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
+  val log = streams.value.log
+  val build = FileFunction.cached(streams.value.cacheDirectory / "native-filter", FilesInfo.hash) { _ =>
+    IO.createDirectory(out.getParentFile)
+    val cmd = Seq(sys.env.getOrElse("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
+      "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath,
+      (src / "ttl_expiry.c").getPath, (src / "ttl_filter_jni.c").getPath, "-ldl")
+    log.info(cmd.mkString("building the native filter: ", " ", ""))
+    if (scala.sys.process.Process(cmd).! != 0) {
+      sys.error("Building the native TTL filter failed (see the compiler's output above); it needs a C " +
+        "compiler (cc, or $CC) and a JDK with JNI headers.")
+    }
+    Set(out)
+  }
+  build(Set(src / "ttl_expiry.c", src / "ttl_expiry.h", src / "ttl_filter_jni.c")).toSeq
+}
+
 lazy val jvm = (project in file("jvm"))
   .settings(
     name := "ttlstore",
@@ -28,11 +64,12 @@ lazy val jvm = (project in file("jvm"))
           "or set SPARK_JARS_DIR to the jars/ folder of a Spark 4.3.0 distribution."))
     },
     Compile / unmanagedJars ++= (sparkJarsDir.value * "*.jar").classpath,
-    // The native TTL filter, built by `make native` for the platform the build runs on.
-    Compile / unmanagedResourceDirectories += (ThisBuild / baseDirectory).value / "jvm" / "target" / "native-resources",
+    // The native TTL filter, built with the C compiler for the platform the build runs on and packed
+    // into the jar under io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform names the same folder).
+    Compile / resourceGenerators += nativeFilter.taskValue,
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-    // Spark's own scala-library comes with its jars; do not package Scala into ours either.
-    autoScalaLibrary := true,
+    // scala-library is a compile dependency only: `package` writes a plain jar of our classes, and
+    // Spark brings its own Scala at run time.
     Compile / packageBin / packageOptions += Package.ManifestAttributes(
       "Implementation-Title" -> "ttlstore",
       "Implementation-Version" -> version.value),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -17,7 +17,7 @@ import ttlstore
 
 ROOT = Path(__file__).resolve().parent.parent
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
-TTL_PROVIDER = ttlstore.PROVIDER_CLASS
+TTL_PROVIDER = ttlstore.settings.PROVIDER_CLASS
 
 # Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -91,7 +91,7 @@ def run_rounds(
     checkpoint = workdir / "checkpoint"
     inputs = [workdir / f"input-{i}" for i in range(sources)]
     run = StreamRun(checkpoint=checkpoint)
-    settings = {ttlstore.PROVIDER_CLASS_KEY: provider, **(extra_conf or {})}
+    settings = {ttlstore.settings.PROVIDER_CLASS_KEY: provider, **(extra_conf or {})}
     per_round = [round_conf(i) for i in range(len(rounds))] if round_conf else []
     previous = {key: spark.conf.get(key, None) for key in {*settings, *(k for c in per_round for k in c)}}
     for key, value in settings.items():
@@ -101,7 +101,7 @@ def run_rounds(
             for key, value in (per_round[index] if per_round else {}).items():
                 spark.conf.set(key, value)
             per_source = round_rows if sources > 1 else (round_rows,)
-            for directory, rows in zip(inputs, per_source):
+            for directory, rows in zip(inputs, per_source, strict=False):
                 write_round(directory, first_round + index, list(rows))
             streams = [
                 spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(d))
@@ -109,7 +109,7 @@ def run_rounds(
             ]
             emitted: list[Row] = []
 
-            def collect(df: DataFrame, _batch_id: int) -> None:
+            def collect(df: DataFrame, _batch_id: int, emitted: list[Row] = emitted) -> None:
                 run.schema = df.schema
                 emitted.extend(df.collect())
 

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
-
-import ttlstore
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 from test_operators_differential import EVENTS as OPERATOR_EVENTS
 from test_read_state import dedup_with_ttl
 from test_state_reader import JOIN, READ_SCENARIOS, SCENARIOS, read
 from test_ttl import EVENTS, rows
+
+import ttlstore
+
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 
 CLI = Path(sys.executable).parent / "ttlstore"
 
@@ -139,7 +140,7 @@ def test_inspect_on_a_migrated_checkpoint_shows_the_adopted_files_then_the_legac
 
     # After a batch on ttlstore with no upgrade at commit, untouched rows are still legacy rows.
     run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, build, [rows("a", "d")], "append", first_round=1,
-               extra_conf={ttlstore.OPTIONS["upgrade_rows_per_commit"][0]: "0"})
+               extra_conf={ttlstore.settings.OPTIONS["upgrade_rows_per_commit"][0]: "0"})
     [store] = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
     assert store["files"] == ["ttlstore"]
     assert (store["rows"], store["legacyRows"]) == (2, 2)  # "a" was read (upgraded), "d" new; "b", "c" legacy

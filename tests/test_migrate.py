@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import SparkSession
-
-import ttlstore
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 from test_operators_differential import EVENTS as OPERATOR_EVENTS
 from test_state_reader import SCENARIOS
 from test_ttl import EVENTS, rows
+
+import ttlstore
+
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
@@ -44,7 +45,7 @@ def migrated_run(spark: SparkSession, tmp_path: Path, name: str, provider: str, 
 def assert_same_rows(spark: SparkSession, expected_run, outputs, schema) -> None:
     assert len(outputs) == len(expected_run.outputs)
     assert sum(len(r) for r in outputs[SPLIT:]) > 0, "the rounds on ttlstore must emit something"
-    for expected, actual in zip(expected_run.outputs, outputs):
+    for expected, actual in zip(expected_run.outputs, outputs, strict=False):
         assert_df_equality(spark.createDataFrame(expected, schema), spark.createDataFrame(actual, schema),
                            ignore_row_order=True)
 

@@ -12,10 +12,12 @@ from pathlib import Path
 
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
+from test_ttl import EVENTS, rows
 
 import ttlstore
+from ttlstore._session import spark_options
+
 from conftest import TTL_PROVIDER, write_round
-from test_ttl import EVENTS, rows
 
 MINUTE = 60  # the events' t is in seconds
 GROWTH_ROUNDS = 8
@@ -30,10 +32,10 @@ def run_churn(spark: SparkSession, workdir: Path, native_filter: bool) -> tuple[
     """
     config = ttlstore.StateTtlConfig(timedelta(minutes=3), time_characteristic="EventTime", event_time_column="ts")
     settings = {
-        ttlstore.PROVIDER_CLASS_KEY: TTL_PROVIDER,
+        ttlstore.settings.PROVIDER_CLASS_KEY: TTL_PROVIDER,
         "spark.sql.streaming.stateStore.minDeltasForSnapshot": "2",
         **config.to_spark_conf(),
-        **ttlstore.spark_options(native_filter=native_filter),
+        **spark_options(native_filter=native_filter),
     }
     previous = {k: spark.conf.get(k, None) for k in settings}
     for k, v in settings.items():

@@ -8,9 +8,9 @@ covers it the same way.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pandas as pd
 import pytest
@@ -115,7 +115,7 @@ SCENARIOS = [
         "stream-stream left outer join",
         _join,
         "append",
-        [tuple(pair) for pair in zip(events(7, 5, 20, 10), events(8, 5, 20, 10))],
+        [tuple(pair) for pair in zip(events(7, 5, 20, 10), events(8, 5, 20, 10), strict=False)],
         sources=2,
     ),
     Scenario("streaming global limit", lambda s: s.limit(17), "append", events(9, 4, 6, 10)),
@@ -135,7 +135,7 @@ def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession
 
     assert sum(len(rows) for rows in reference.outputs) > 0, "the scenario must emit something"
     assert len(ours.outputs) == len(reference.outputs) == len(scenario.rounds)
-    for expected, actual in zip(reference.outputs, ours.outputs):
+    for expected, actual in zip(reference.outputs, ours.outputs, strict=False):
         assert_df_equality(
             spark.createDataFrame(expected, reference.schema),
             spark.createDataFrame(actual, reference.schema),

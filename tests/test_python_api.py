@@ -10,6 +10,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import ttlstore
+
 from conftest import ROOT
 
 
@@ -27,7 +28,7 @@ def test_the_version_matches_the_bundled_jar():
 
 def test_configure_sets_the_provider_and_adds_the_jar():
     builder = ttlstore.configure(SparkSession.builder)
-    assert builder._options[ttlstore.PROVIDER_CLASS_KEY] == "io.ttlstore.TtlStateStoreProvider"
+    assert builder._options[ttlstore.settings.PROVIDER_CLASS_KEY] == "io.ttlstore.TtlStateStoreProvider"
     assert builder._options["spark.jars"] == ttlstore.jar_path()
 
 
@@ -68,12 +69,12 @@ def test_the_python_options_name_exactly_the_documented_keys_and_defaults():
     text = (ROOT / "docs" / "configuration.md").read_text()
     documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]*)` \|", text, flags=re.M))
     assert documented, "docs/configuration.md lists no keys"
-    assert {key: default for key, default, _type in ttlstore.OPTIONS.values()} == documented
+    assert {key: default for key, default, _type in ttlstore.settings.OPTIONS.values()} == documented
 
 
 def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, tmp_path: Path):
     key = "spark.sql.streaming.stateStore.ttlstore.writeBufferSizeMB"
-    assert spark.conf.get(ttlstore.PROVIDER_CLASS_KEY) == ttlstore.PROVIDER_CLASS
+    assert spark.conf.get(ttlstore.settings.PROVIDER_CLASS_KEY) == ttlstore.settings.PROVIDER_CLASS
     spark.conf.set(key, "0")
     try:
         (tmp_path / "in").mkdir()

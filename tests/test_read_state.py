@@ -10,18 +10,19 @@ from pathlib import Path
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import SparkSession
-
-import ttlstore
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, write_round
-from test_state_reader import READ_SCENARIOS, JOIN, checkpoints, read
+from test_state_reader import JOIN, READ_SCENARIOS, checkpoints, read
 from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, clock_at, rows
 
-P = ttlstore.PREFIX
+import ttlstore
+
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, write_round
+
+P = ttlstore.settings.PREFIX
 TIME_COLUMNS = ["written_at", "expires_at", "expired"]
 # Expired rows stay stored until something removes them: no sweep, no native filter.
 KEEP_EXPIRED = {
-    ttlstore.OPTIONS["sweep_rows_per_commit"][0]: "0",
-    ttlstore.OPTIONS["native_filter"][0]: "false",
+    ttlstore.settings.OPTIONS["sweep_rows_per_commit"][0]: "0",
+    ttlstore.settings.OPTIONS["native_filter"][0]: "false",
 }
 
 
@@ -103,7 +104,7 @@ def test_read_state_holds_the_rows_spark_s_state_reader_reads(spark: SparkSessio
 def test_the_same_columns_are_a_data_source_for_scala_and_sql(spark: SparkSession, tmp_path: Path):
     run = dedup_with_ttl(spark, tmp_path, timedelta(minutes=10))
     view = f"state_{abs(hash(str(tmp_path)))}"
-    spark.sql(f"CREATE TEMPORARY VIEW {view} USING {ttlstore.STATE_SOURCE} "
+    spark.sql(f"CREATE TEMPORARY VIEW {view} USING {ttlstore.settings.STATE_SOURCE} "
               f"OPTIONS (path '{run.checkpoint}', includeExpired 'true')")
     expired = spark.sql(f"SELECT key.key AS k FROM {view} WHERE expired").collect()
     assert [r.k for r in expired] == ["a"]
@@ -119,7 +120,7 @@ def test_a_checkpoint_of_another_provider_is_refused_by_name(spark: SparkSession
 def test_options_that_read_something_other_than_rows_are_refused_by_name(spark: SparkSession, tmp_path: Path):
     run = dedup_with_ttl(spark, tmp_path, ttl=None)
     with pytest.raises(Exception, match=r"STATE_SOURCE_OPTION_REFUSED.*readChangeFeed"):
-        spark.read.format(ttlstore.STATE_SOURCE).option("readChangeFeed", "true").load(str(run.checkpoint))
+        spark.read.format(ttlstore.settings.STATE_SOURCE).option("readChangeFeed", "true").load(str(run.checkpoint))
     with pytest.raises(ValueError, match="operator_id"):
         ttlstore.read_state(spark, run.checkpoint, operator_id=-1)
 
@@ -129,7 +130,7 @@ def test_reading_while_the_query_runs_does_not_change_what_it_emits(spark: Spark
     batches = [[{"key": f"k{(i * 7 + j) % 60}", "t": 0} for j in range(20)] for i in range(12)]
     write_round(source, 0, batches[0])
     emitted: list[str] = []
-    spark.conf.set(ttlstore.PROVIDER_CLASS_KEY, TTL_PROVIDER)
+    spark.conf.set(ttlstore.settings.PROVIDER_CLASS_KEY, TTL_PROVIDER)
     query = (
         spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1).json(str(source))
         .dropDuplicates(["key"])

@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import DataFrame, SparkSession
-
-import ttlstore
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 from test_operators_differential import EVENTS as OPERATOR_EVENTS
 from test_operators_differential import SCENARIOS as OPERATOR_SCENARIOS
 from test_ttl import EVENTS, clock_at, rows
 
-P = ttlstore.PREFIX
+import ttlstore
+
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+
+P = ttlstore.settings.PREFIX
 
 SCENARIOS = {s.name: s for s in OPERATOR_SCENARIOS}
 READ_SCENARIOS = ["aggregation without watermark", "dropDuplicates", "applyInPandasWithState", "session windows",

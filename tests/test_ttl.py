@@ -6,9 +6,9 @@ one micro-batch and the query restarts between rounds, so each step also reloads
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 import pytest
@@ -20,12 +20,14 @@ from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 import ttlstore
+from ttlstore._session import spark_options
+
 from conftest import TTL_PROVIDER, run_rounds
 
 EVENTS = StructType([StructField("key", StringType()), StructField("t", LongType())])
 T0 = 1_763_800_000_000  # epoch ms: the rounds' clock starts here
 MINUTE = 60_000
-CLOCK_KEY = ttlstore.OPTIONS["testing_clock_ms"][0]
+CLOCK_KEY = ttlstore.settings.OPTIONS["testing_clock_ms"][0]
 
 
 def ttl_conf(config: ttlstore.StateTtlConfig, operator_id: int | None = None) -> dict[str, str]:
@@ -56,7 +58,7 @@ def test_dropduplicates_drops_a_repeat_inside_the_ttl_and_emits_it_after(spark: 
     )
     schema = StructType([StructField("key", StringType())])
     expected = [["a", "b"], ["c"], ["a", "b"]]  # at 12 min: a and b (written at 0) expired, c (at 5) not
-    for out, keys in zip(run.outputs, expected):
+    for out, keys in zip(run.outputs, expected, strict=False):
         assert_df_equality(
             emitted(spark, out, schema), spark.createDataFrame([(k,) for k in keys], schema), ignore_row_order=True
         )
@@ -74,7 +76,7 @@ def test_aggregation_without_watermark_restarts_a_key_after_expiry(spark: SparkS
     schema = StructType([StructField("key", StringType()), StructField("count", LongType(), False)])
     # At 16 min: a (last written at 8) lives on, b (written at 0) expired and counts from zero.
     expected = [[("a", 2), ("b", 1)], [("a", 3)], [("a", 4), ("b", 1)]]
-    for out, counts in zip(run.outputs, expected):
+    for out, counts in zip(run.outputs, expected, strict=False):
         assert_df_equality(
             emitted(spark, out, schema), spark.createDataFrame(counts, schema), ignore_row_order=True,
             ignore_nullable=True,
@@ -103,7 +105,7 @@ def test_apply_in_pandas_with_state_state_expires(spark: SparkSession, tmp_path:
     )
     schema = StructType([StructField("key", StringType()), StructField("count", LongType())])
     expected = [[("a", 1), ("b", 1)], [("a", 2)], [("a", 3), ("b", 1)]]
-    for out, counts in zip(run.outputs, expected):
+    for out, counts in zip(run.outputs, expected, strict=False):
         assert_df_equality(emitted(spark, out, schema), spark.createDataFrame(counts, schema), ignore_row_order=True)
 
 
@@ -136,7 +138,7 @@ def test_num_rows_total_stays_bounded_under_churn(spark: SparkSession, tmp_path:
         [rows(*(f"b{b}-{i}" for i in range(10))) for b in range(batches)],
         "append",
         extra_conf={**ttl_conf(ttlstore.StateTtlConfig(timedelta(minutes=3))),
-                    **ttlstore.spark_options(native_filter=native_filter)},
+                    **spark_options(native_filter=native_filter)},
         round_conf=clock_at(list(range(batches))),  # one batch per minute
     )
     totals = [p["stateOperators"][0]["numRowsTotal"] for p in run.progress]

@@ -9,8 +9,10 @@ from pyspark.sql import SparkSession
 
 import ttlstore
 from ttlstore import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
+from ttlstore._session import spark_options
+from ttlstore._ttl import duration_ms
 
-P = ttlstore.PREFIX
+P = ttlstore.settings.PREFIX
 
 
 def test_a_config_accepts_timedelta_strings_and_milliseconds_alike():
@@ -87,16 +89,16 @@ def test_configure_rejects_bad_ttl_options_naming_them():
 
 
 def test_the_native_filter_options_take_python_values():
-    options = ttlstore.spark_options(native_filter=False, periodic_compaction=timedelta(hours=2),
+    options = spark_options(native_filter=False, periodic_compaction=timedelta(hours=2),
                                      compact_expired_share=0.25)
     assert options == {
         P + "nativeFilter.enabled": "false",
         P + "nativeFilter.periodicCompaction": "7200000",
         P + "nativeFilter.compactExpiredShare": "0.25",
     }
-    assert ttlstore.spark_options(native_filter="auto") == {P + "nativeFilter.enabled": "auto"}
+    assert spark_options(native_filter="auto") == {P + "nativeFilter.enabled": "auto"}
     with pytest.raises(ValueError, match="native_filter.*'auto', True or False"):
-        ttlstore.spark_options(native_filter="sometimes")
+        spark_options(native_filter="sometimes")
 
 
 def test_apply_ttl_sets_a_running_sessions_conf(spark: SparkSession):
@@ -109,6 +111,12 @@ def test_apply_ttl_sets_a_running_sessions_conf(spark: SparkSession):
             spark.conf.unset(P + "operator.9." + suffix)
 
 
-def test_python_and_jvm_durations_agree_on_the_documented_examples():
+def test_python_and_jvm_durations_agree_on_the_documented_examples(spark: SparkSession):
+    durations = spark._jvm.io.ttlstore.ttl.Durations  # type: ignore[union-attr]
     examples = {"10 minutes": 600_000, "30s": 30_000, "1h": 3_600_000, "2 days": 172_800_000, "1500": 1500, "0": 0}
-    assert {text: ttlstore.duration_ms(text) for text in examples} == examples
+    assert {text: duration_ms(text) for text in examples} == examples
+    assert {text: durations.parseMillis(text).get() for text in examples} == examples
+    for refused in ("-5s", "soon", "1.5h", "10 fortnights"):
+        with pytest.raises(ValueError):
+            duration_ms(refused)
+        assert durations.parseMillis(refused).isEmpty(), refused

@@ -11,27 +11,26 @@ ttlstore::
 and state that forgets what was not written for an hour::
 
     spark = ttlstore.configure(SparkSession.builder, ttl=timedelta(hours=1)).getOrCreate()
+
+The whole surface: :func:`configure` and :func:`apply_ttl` with :class:`StateTtlConfig` and its
+enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state; :func:`migrate` to move a
+query from Spark's providers; :func:`jar_path`. :mod:`ttlstore.settings` names the Spark settings.
 """
 
 from __future__ import annotations
 
-from ttlstore._config import OPTIONS, PREFIX, PROVIDER_CLASS, PROVIDER_CLASS_KEY
-from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
+from ttlstore import settings
+from ttlstore._inspect import InspectError, inspect_checkpoint
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
-from ttlstore._session import apply_ttl, configure, jar_path, operator_options, spark_options
-from ttlstore._state import STATE_SOURCE, read_state
-from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, duration_ms
+from ttlstore._session import apply_ttl, configure, jar_path
+from ttlstore._state import read_state
+from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
 from ttlstore._version import __version__
 
 __all__ = [
     "InspectError",
     "MigrationError",
     "MigrationReport",
-    "OPTIONS",
-    "PREFIX",
-    "PROVIDER_CLASS",
-    "PROVIDER_CLASS_KEY",
-    "STATE_SOURCE",
     "StateTtlConfig",
     "StateVisibility",
     "TimeCharacteristic",
@@ -39,12 +38,9 @@ __all__ = [
     "__version__",
     "apply_ttl",
     "configure",
-    "duration_ms",
-    "format_report",
     "inspect_checkpoint",
     "jar_path",
     "migrate",
-    "operator_options",
     "read_state",
-    "spark_options",
+    "settings",
 ]

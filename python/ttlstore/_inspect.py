@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Dict, List, Optional, Union
+from collections.abc import Callable
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -32,11 +33,11 @@ def _jvm_call(call: Callable[[], str]) -> Any:
 
 def inspect_checkpoint(
     spark: SparkSession,
-    checkpoint: Union[str, "os.PathLike[str]"],
+    checkpoint: str | os.PathLike[str],
     *,
     scan: bool = True,
-    progress: Optional[Progress] = None,
-) -> Dict[str, Any]:
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Describe a streaming checkpoint: the provider pinned in it, the batches, and per stateful
     operator and store: partitions, retained versions, rows, expired rows still stored, legacy rows,
     bytes on disk, the TTL settings recorded with the latest version and ttlstore's format version.
@@ -58,7 +59,10 @@ def inspect_checkpoint(
         for store in op["stores"]:
             parts = []
             for p in store["partitions"]:
-                parts.append(_jvm_call(lambda: inspector.store(path, op["id"], store["name"], p, scan)))
+                def call(op: Any = op, store: Any = store, p: Any = p) -> str:
+                    return str(inspector.store(path, op["id"], store["name"], p, scan))
+
+                parts.append(_jvm_call(call))
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -76,12 +80,12 @@ def inspect_checkpoint(
 _TTL_FIELDS = ("ttlMs", "updateType", "stateVisibility", "timeCharacteristic", "eventTimeColumn")
 
 
-def _total(parts: List[Dict[str, Any]], key: str) -> Optional[int]:
+def _total(parts: list[dict[str, Any]], key: str) -> int | None:
     values = [p.get(key) for p in parts]
-    return None if any(v is None for v in values) else sum(values)
+    return None if any(v is None for v in values) else sum(int(v) for v in values if v is not None)
 
 
-def _store_summary(name: str, parts: List[Dict[str, Any]]) -> Dict[str, Any]:
+def _store_summary(name: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
     versions = sorted({v for p in parts for v in p["versions"]})
     # The settings recorded with each partition's latest version (not the time each was judged at).
     ttls = {json.dumps({k: p["ttl"].get(k) for k in _TTL_FIELDS}) for p in parts if p.get("ttl")}
@@ -113,11 +117,11 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
-def _count(n: Optional[int]) -> str:
+def _count(n: int | None) -> str:
     return "-" if n is None else f"{n:,}"
 
 
-def _ttl_text(ttls: List[Dict[str, Any]]) -> str:
+def _ttl_text(ttls: list[dict[str, Any]]) -> str:
     if not ttls:
         return "-"
     parts = []
@@ -138,13 +142,13 @@ def _duration(ms: int) -> str:
     return f"{ms} ms"
 
 
-def _versions_text(versions: List[int]) -> str:
+def _versions_text(versions: list[int]) -> str:
     if not versions:
         return "-"
     return f"{versions[0]}" if len(versions) == 1 else f"{versions[0]}-{versions[-1]} ({len(versions)})"
 
 
-def format_report(report: Dict[str, Any]) -> str:
+def format_report(report: dict[str, Any]) -> str:
     """The report as a readable table (what ``ttlstore inspect`` prints without ``--json``)."""
     batches = (f"latest {report['latestBatch']}, last committed "
                f"{'-' if report['lastCommittedBatch'] is None else report['lastCommittedBatch']}")
@@ -171,7 +175,7 @@ def format_report(report: Dict[str, Any]) -> str:
         return "\n".join(lines)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip())
     if not all(s["scanned"] for op in report["operators"] for s in op["stores"]):
         lines += ["", "expired and legacy rows are counted by a scan (leave out --quick); '-': not known"]
     return "\n".join(lines)

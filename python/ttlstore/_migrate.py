@@ -15,9 +15,9 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any
 
-from ttlstore._config import PROVIDER_CLASS, PROVIDER_CLASS_KEY
+from ttlstore.settings import PROVIDER_CLASS, PROVIDER_CLASS_KEY
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -43,22 +43,22 @@ class MigrationReport:
     checkpoint: str
     batch: int
     provider: str
-    operators: List[Dict[str, Any]]
+    operators: list[dict[str, Any]]
     action: str  # "migrated", "would migrate", "already migrated", "rolled back", "would roll back"
-    uncommitted_batch: Optional[int] = None
-    notes: List[str] = field(default_factory=list)
+    uncommitted_batch: int | None = None
+    notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _batches(directory: Path) -> List[int]:
+def _batches(directory: Path) -> list[int]:
     if not directory.is_dir():
         return []
     return sorted(int(p.name) for p in directory.iterdir() if p.name.isdigit())
 
 
-def _read_entry(path: Path) -> tuple[List[str], Dict[str, Any]]:
+def _read_entry(path: Path) -> tuple[list[str], dict[str, Any]]:
     lines = path.read_text(encoding="utf-8").split("\n")
     if len(lines) < 2 or not lines[0].startswith("v"):
         raise MigrationError("OFFSET_LOG_UNREADABLE", f"{path} is not an offset-log entry (no version line).")
@@ -69,7 +69,7 @@ def _read_entry(path: Path) -> tuple[List[str], Dict[str, Any]]:
     return lines, metadata
 
 
-def _operators(checkpoint: Path) -> List[Dict[str, Any]]:
+def _operators(checkpoint: Path) -> list[dict[str, Any]]:
     state = checkpoint / "state"
     found = []
     for op in _batches(state):
@@ -90,7 +90,7 @@ def _operators(checkpoint: Path) -> List[Dict[str, Any]]:
     return found
 
 
-def _refuse_unservable(operators: List[Dict[str, Any]], conf: Dict[str, str]) -> None:
+def _refuse_unservable(operators: list[dict[str, Any]], conf: dict[str, str]) -> None:
     for op in operators:
         name = (op["name"] or "").lower()
         if "transformwithstate" in name:
@@ -111,7 +111,7 @@ def _refuse_unservable(operators: List[Dict[str, Any]], conf: Dict[str, str]) ->
 
 
 def migrate(
-    checkpoint: Union[str, "os.PathLike[str]"],
+    checkpoint: str | os.PathLike[str],
     *,
     dry_run: bool = False,
     rollback: bool = False,

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, Tuple, Union
+from typing import Any, cast
 
 from pyspark.sql import SparkSession
 
-from ttlstore._config import (
+from ttlstore._ttl import Duration, StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
+from ttlstore._version import __version__
+from ttlstore.settings import (
     EXTENSIONS_CLASS,
     EXTENSIONS_KEY,
+    LEGACY_ROW_TIMESTAMPS,
+    NATIVE_FILTER_MODES,
     OPTIONS,
     PROVIDER_CLASS,
     PROVIDER_CLASS_KEY,
 )
-from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
-from ttlstore._version import __version__
 
 _JARS_KEY = "spark.jars"
 
@@ -39,14 +42,14 @@ def jar_path() -> str:
     return str(jar)
 
 
-_ENUMS = {
+_ENUMS: dict[str, type[UpdateType] | type[StateVisibility] | type[TimeCharacteristic]] = {
     "update_type": UpdateType,
     "state_visibility": StateVisibility,
     "time_characteristic": TimeCharacteristic,
 }
 
 #: configure()'s keyword for per-operator TTL configs: operator id, or (operator id, store name).
-OperatorKey = Union[int, Tuple[int, str]]
+OperatorKey = int | tuple[int, str]
 
 
 def _spark_value(name: str, value: Any) -> str:
@@ -56,14 +59,14 @@ def _spark_value(name: str, value: Any) -> str:
         kinds = " or ".join(t.__name__ for t in expected)
         raise TypeError(f"ttlstore option '{name}' ({key}) must be a {kinds}, got {type(value).__name__}: {value!r}")
     if name in ("ttl", "periodic_compaction"):
-        return str(duration_ms(value))
-    if name == "native_filter" and isinstance(value, str) and value.lower() not in ("auto", "true", "false"):
+        return str(duration_ms(cast(Duration, value)))
+    if name == "native_filter" and isinstance(value, str) and value.lower() not in NATIVE_FILTER_MODES:
         raise ValueError(f"ttlstore option 'native_filter' ({key}) must be 'auto', True or False, got {value!r}")
-    if name == "legacy_row_timestamp" and value not in ("migration", "unknown", "expired"):
+    if name == "legacy_row_timestamp" and value not in LEGACY_ROW_TIMESTAMPS:
         raise ValueError(f"ttlstore option 'legacy_row_timestamp' ({key}) must be 'migration', 'unknown' or "
                          f"'expired', got {value!r}")
     if name in _ENUMS:
-        return _enum(_ENUMS[name], value, name).value
+        return str(_enum(_ENUMS[name], value, name).value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -72,7 +75,7 @@ def _spark_value(name: str, value: Any) -> str:
 def spark_options(**options: Any) -> dict[str, str]:
     """Translate ttlstore's Python options into Spark settings.
 
-    :param options: any of :data:`ttlstore.OPTIONS` (for example ``block_cache_size_mb=128`` or
+    :param options: any of :data:`ttlstore.settings.OPTIONS` (for example ``block_cache_size_mb=128`` or
         ``ttl=timedelta(hours=1)``).
     :raises TypeError: for an unknown option or a value of the wrong type.
     :raises ValueError: for a value of the right type that is not allowed (a negative TTL, an
@@ -157,7 +160,7 @@ def configure(
     :param builder: the builder to configure; it is returned, so calls chain.
     :param operators: TTL per stateful operator, ``{operator_id: StateTtlConfig}``, or per store,
         ``{(operator_id, store_name): StateTtlConfig}``; these win over the global options.
-    :param options: ttlstore options, see :data:`ttlstore.OPTIONS`: ``ttl`` (``timedelta``,
+    :param options: ttlstore options, see :data:`ttlstore.settings.OPTIONS`: ``ttl`` (``timedelta``,
         ``"10 minutes"`` or milliseconds), ``update_type``, ``state_visibility``,
         ``time_characteristic``, ``event_time_column``, and the storage settings.
     :raises TypeError: if ``builder`` is not a ``SparkSession.Builder``, or an option is unknown

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import os
-from typing import Optional, Union
 
 from pyspark.sql import DataFrame, SparkSession
 
-#: The data source of ttlstore's state reader (io.ttlstore.TtlStateSource in the jar).
-STATE_SOURCE = "ttlstore_state"
+from ttlstore.settings import STATE_SOURCE
 
 
 def read_state(
     spark: SparkSession,
-    checkpoint: Union[str, "os.PathLike[str]"],
+    checkpoint: str | os.PathLike[str],
     *,
-    batch_id: Optional[int] = None,
+    batch_id: int | None = None,
     operator_id: int = 0,
-    store_name: Optional[str] = None,
+    store_name: str | None = None,
     include_expired: bool = False,
 ) -> DataFrame:
     """Read the state a streaming query on ttlstore kept, as Spark's ``statestore`` reader does,

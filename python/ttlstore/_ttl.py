@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
-from typing import Union
+from typing import TypeVar
 
-from ttlstore._config import PREFIX
+from ttlstore.settings import PREFIX
 
-Duration = Union[timedelta, str, int]
+Duration = timedelta | str | int
 
 
 class UpdateType(str, Enum):
@@ -84,13 +84,16 @@ def duration_ms(value: Duration) -> int:
     raise ValueError(f"a TTL must be a timedelta, a string or milliseconds, got {type(value).__name__}")
 
 
-def _enum(kind: type[Enum], value: object, field: str) -> Enum:
+E = TypeVar("E", bound=Enum)
+
+
+def _enum(kind: type[E], value: object, field: str) -> E:
     if isinstance(value, kind):
         return value
-    for member in kind:  # type: ignore[var-annotated]
-        if isinstance(value, str) and value.lower() in (member.value.lower(), member.name.lower()):
+    for member in kind:
+        if isinstance(value, str) and value.lower() in (str(member.value).lower(), member.name.lower()):
             return member
-    allowed = ", ".join(m.value for m in kind)  # type: ignore[attr-defined]
+    allowed = ", ".join(str(m.value) for m in kind)
     raise ValueError(f"{field} must be one of {allowed}, got {value!r}")
 
 

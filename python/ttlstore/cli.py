@@ -10,14 +10,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._version import __version__
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
-def _session():
+
+def _session() -> SparkSession:
     from pyspark.sql import SparkSession
 
     from ttlstore._session import configure
@@ -112,7 +115,7 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "migrate":
         return _migrate(args)

@@ -13,12 +13,14 @@ import argparse
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming.query import StreamingQuery
 
 import ttlstore
+from ttlstore._ttl import duration_ms
 
 COLUMNS = (
     ("batch", 5),
@@ -31,10 +33,10 @@ COLUMNS = (
 
 
 def format_row(values: list[str]) -> str:
-    return "  ".join(v.rjust(width) for v, (_name, width) in zip(values, COLUMNS))
+    return "  ".join(v.rjust(width) for v, (_name, width) in zip(values, COLUMNS, strict=False))
 
 
-def expired_removed(state: dict) -> int:
+def expired_removed(state: dict[str, Any]) -> int:
     custom = state.get("customMetrics", {})
     return sum(
         custom.get(name, 0)
@@ -43,7 +45,7 @@ def expired_removed(state: dict) -> int:
     )
 
 
-def progress_row(plain: dict, ttl: dict) -> list[str]:
+def progress_row(plain: dict[str, Any], ttl: dict[str, Any]) -> list[str]:
     plain_state, ttl_state = plain["stateOperators"][0], ttl["stateOperators"][0]
     return [
         str(plain["batchId"]),
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trigger", default="1 second", help="micro-batch interval (default 1 second)")
     parser.add_argument("--output", default="demo-output", help="directory for checkpoints and the chart")
     args = parser.parse_args(argv)
-    ttl_ms = ttlstore.duration_ms(args.ttl)
+    ttl_ms = duration_ms(args.ttl)
 
     output = Path(args.output).resolve()
     shutil.rmtree(output, ignore_errors=True)
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
                     raise SystemExit(f"the query failed: {query.exception()}")
             done_plain = [p for p in plain.recentProgress if p["numInputRows"] > 0]
             done_ttl = [p for p in with_ttl.recentProgress if p["numInputRows"] > 0]
-            for a, b in zip(done_plain[len(rows_plain) : args.batches], done_ttl[len(rows_plain) : args.batches]):
+            for a, b in zip(done_plain[len(rows_plain) : args.batches], done_ttl[len(rows_plain) : args.batches], strict=False):
                 print(format_row(progress_row(a, b)), flush=True)
                 rows_plain.append(a["stateOperators"][0]["numRowsTotal"])
                 rows_ttl.append(b["stateOperators"][0]["numRowsTotal"])

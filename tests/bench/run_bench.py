@@ -10,8 +10,8 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
-measured (TTL's cost) is smaller than the spread between two runs of one provider. Each (workload, provider) runs in a fresh SparkSession (a new
-JVM), so no provider inherits another's warm caches. Figures come from Spark's own progress reports.
+measured (TTL's cost) is smaller than the spread between two runs of one provider. Each (workload,
+provider) runs in a fresh SparkSession (a new JVM), so no provider inherits another's warm caches. Figures come from Spark's own progress reports.
 Results go to docs/benchmarks.md as ratios against Spark's RocksDB provider with default settings.
 """
 
@@ -58,7 +58,7 @@ def paired_ratios(results: list[dict], workload: str) -> list[float]:
     """TTL-on throughput over the TTL-off run just before it, for each interleaved pair (robust to drift)."""
     runs = [r for r in results if r["workload"] == workload and r["provider"] in REPEATED]
     return [on["rows_per_second"] / off["rows_per_second"]
-            for off, on in zip(runs[::2], runs[1::2])
+            for off, on in zip(runs[::2], runs[1::2], strict=False)
             if off["provider"] == "ttlstore" and on["provider"] == "ttlstore-ttl"]
 
 
@@ -108,7 +108,7 @@ def run_one(workload: str, provider: str, batches: int, rows_per_batch: int, agg
         .config("spark.sql.shuffle.partitions", str(partitions))
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}")
     )
-    spark = ttlstore.configure(builder).config(ttlstore.PROVIDER_CLASS_KEY, provider_class).getOrCreate()
+    spark = ttlstore.configure(builder).config(ttlstore.settings.PROVIDER_CLASS_KEY, provider_class).getOrCreate()
     for key, value in extra.items():
         spark.conf.set(key, value)
     spark.sparkContext.setLogLevel("ERROR")
@@ -206,12 +206,15 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
             )
         ours = rows.get("ttlstore")
         if ours:
+            def ratio_to(provider: str, ours: dict = ours, rows: dict = rows) -> str:
+                return ratio(ours["rows_per_second"], rows[provider]["rows_per_second"]) if provider in rows else "n/a"
+
             lines += [
                 "",
                 f"ttlstore throughput: {ratio(ours['rows_per_second'], base['rows_per_second'])} of the RocksDB provider "
-                f"(default), {ratio(ours['rows_per_second'], rows['rocksdb-changelog']['rows_per_second']) if 'rocksdb-changelog' in rows else 'n/a'} "
+                f"(default), {ratio_to('rocksdb-changelog')} "
                 f"of the RocksDB provider with changelog checkpointing, "
-                f"{ratio(ours['rows_per_second'], rows['hdfs']['rows_per_second']) if 'hdfs' in rows else 'n/a'} of the HDFS provider.",
+                f"{ratio_to('hdfs')} of the HDFS provider.",
             ]
         ratios = pairs.get(workload, [])
         if ratios:
@@ -451,7 +454,7 @@ def main() -> None:
                    "--rows-per-batch", str(per_batch), "--agg-keys", str(args.agg_keys),
                    "--partitions", str(args.partitions), "--churn-ttl", args.churn_ttl]
             done = subprocess.run(cmd, capture_output=True, text=True)
-            line = next((l for l in done.stdout.splitlines() if l.startswith("RESULT ")), None)
+            line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
             if line is None:
                 sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
                 raise SystemExit(f"benchmark run {workload}/{provider} failed")

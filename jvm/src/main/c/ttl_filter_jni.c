@@ -1,6 +1,6 @@
 /*
  * ttlstore's native TTL compaction filter, made with the RocksDB C API that the librocksdbjni
- * already loaded by the JVM exports (no RocksDB fork, no second RocksDB: see shared NOTES §2).
+ * already loaded by the JVM exports: no RocksDB fork, no second RocksDB (docs/native-filter.md).
  *
  * The object rocksdb_compactionfilter_create returns is a rocksdb::CompactionFilter, so its address
  * is what RocksJava's AbstractCompactionFilter(long) wraps; RocksJava deletes it when the Java
@@ -73,7 +73,7 @@ static int find_rocksdbjni(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 /* Binds to the loaded librocksdbjni; returns NULL, or what is missing. Idempotent. */
-JNIEXPORT jstring JNICALL Java_io_ttlstore_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
+JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (compactionfilter_create != NULL) return NULL;
   char path[4096] = {0};
@@ -101,7 +101,7 @@ JNIEXPORT jstring JNICALL Java_io_ttlstore_NativeTtlFilterLib_bind(JNIEnv *env, 
 
 /* A new filter: returns {filter handle, state handle}; the filter owns the state. The timestamp is
  * read at timestamp_offset of each value; ttl_ms <= 0 removes nothing. */
-JNIEXPORT jlongArray JNICALL Java_io_ttlstore_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
+JNIEXPORT jlongArray JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
                                                                          jlong ttl_ms, jlong now,
                                                                          jint timestamp_offset) {
   (void)self;
@@ -121,19 +121,19 @@ JNIEXPORT jlongArray JNICALL Java_io_ttlstore_NativeTtlFilterLib_create(JNIEnv *
   return out;
 }
 
-JNIEXPORT void JNICALL Java_io_ttlstore_NativeTtlFilterLib_setNow(JNIEnv *env, jobject self,
+JNIEXPORT void JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_setNow(JNIEnv *env, jobject self,
                                                                   jlong state, jlong now) {
   (void)env; (void)self;
   atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->now, now, memory_order_relaxed);
 }
 
-JNIEXPORT void JNICALL Java_io_ttlstore_NativeTtlFilterLib_setTtl(JNIEnv *env, jobject self,
+JNIEXPORT void JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_setTtl(JNIEnv *env, jobject self,
                                                                   jlong state, jlong ttl_ms) {
   (void)env; (void)self;
   atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->ttl_ms, ttl_ms, memory_order_relaxed);
 }
 
-JNIEXPORT jlong JNICALL Java_io_ttlstore_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,
+JNIEXPORT jlong JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,
                                                                     jlong state) {
   (void)env; (void)self;
   return atomic_load_explicit(&((struct filter_state *)(intptr_t)state)->removed, memory_order_relaxed);

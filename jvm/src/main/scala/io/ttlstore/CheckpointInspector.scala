@@ -11,6 +11,13 @@ import org.apache.hadoop.fs.{ChecksumFileSystem, FileStatus, FileSystem, Path}
 import org.json4s.{DefaultFormats, Formats, JValue}
 import org.json4s.jackson.{JsonMethods, Serialization}
 
+import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader}
+import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
+import io.ttlstore.store.{LocalStore, LocalWorkDirs, TimestampedValue}
+import io.ttlstore.ttl.{ExpiryRule, TimeCharacteristic}
+
 /**
  * What `ttlstore inspect` reports about a streaming checkpoint, read without a running query and
  * without writing anything: the provider pinned in the offset log, the stateful operators and their
@@ -62,6 +69,7 @@ object CheckpointInspector {
       scanned: Boolean)
 
   private val ProviderKey = "spark.sql.streaming.stateStore.providerClass"
+
   /** Directories inside a partition directory that belong to a store, not name one. */
   private val StoreFileDirs = Set(CheckpointFiles.DirName, "SSTs", "logs", "_metadata")
   private val Numeric = "^\\d+$".r
@@ -83,13 +91,14 @@ object CheckpointInspector {
     val commits = new Path(root, "commits")
     val committed = if (isDir(fs, commits)) numbered(fs, commits) else Nil
     val stateDir = new Path(root, "state")
-    val operators = if (!isDir(fs, stateDir)) Nil else numbered(fs, stateDir).sorted.map { op =>
+    val operatorIds = if (isDir(fs, stateDir)) numbered(fs, stateDir).sorted else Nil
+    val operators = operatorIds.map { op =>
       val opDir = new Path(stateDir, op.toString)
       val (name, declared) = operatorMetadata(fs, opDir)
       val partitions = numbered(fs, opDir).map(_.toInt).sorted
-      val storeNames = if (declared.nonEmpty) declared else partitions.headOption.toSeq.flatMap { p =>
-        storesIn(fs, new Path(opDir, p.toString))
-      }
+      val storeNames =
+        if (declared.nonEmpty) declared
+        else partitions.headOption.toSeq.flatMap(p => storesIn(fs, new Path(opDir, p.toString)))
       Operator(op, name, storeNames.sorted.map(s => StoreRef(s, partitions)))
     }
     Overview(checkpoint, provider(fs, new Path(offsets, latest.toString)), Some(latest), committed.maxOption,
@@ -104,7 +113,8 @@ object CheckpointInspector {
     if (!isDir(fs, storeDir)) {
       throw TtlStoreErrors.notACheckpoint(checkpoint, missing = s"the store directory $storeDir")
     }
-    val others = if (storeName == DefaultStore) storesIn(fs, partDir).filter(_ != DefaultStore).toSet else Set.empty[String]
+    val others =
+      if (storeName == DefaultStore) storesIn(fs, partDir).filter(_ != DefaultStore).toSet else Set.empty[String]
     // Counted on the raw file system, so that checksum files (.crc) count as the disk they take.
     val raw = fs match { case c: ChecksumFileSystem => c.getRawFileSystem; case other => other }
     val bytes = bytesBelow(raw, storeDir, skip = others)
@@ -170,7 +180,7 @@ object CheckpointInspector {
 
   /** Rebuilds `version` in a temporary directory and counts live, expired and legacy rows. */
   private def count(files: CheckpointFiles, storeName: String, version: Long, ttl: Option[TtlSettings]): Counts = {
-    val settings = TtlStoreConfig.parse(Map.empty)
+    val settings = TtlStoreSettings.parse(Map.empty)
     val workDir = LocalWorkDirs.create(new File(System.getProperty("java.io.tmpdir")))
     val local = new LocalStore(s"inspect of $storeName", workDir, settings, files, new SnapshotUploader(files))
     try {
@@ -237,7 +247,9 @@ object CheckpointInspector {
   /** Spark's log files: a version line (`v1`), then one JSON document on the next line. */
   private def jsonAfterVersionLine(fs: FileSystem, file: Path): JValue = {
     val in = fs.open(file)
-    val text = try IOUtils.toString(in, StandardCharsets.UTF_8) finally in.close()
+    val text =
+      try IOUtils.toString(in, StandardCharsets.UTF_8)
+      finally in.close()
     JsonMethods.parse(text.linesIterator.drop(1).next())
   }
 

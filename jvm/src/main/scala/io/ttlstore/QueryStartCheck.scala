@@ -1,10 +1,14 @@
 package io.ttlstore
 
-import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperator
 import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
+
+import io.ttlstore.config.{ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.store.NativeFilter
 
 /**
  * Checks ttlstore's settings against a streaming query's plan on the driver, when a micro-batch is
@@ -38,7 +42,7 @@ object QueryStartCheck {
   def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
     for (op <- ops; store <- op.stores) {
       val scope = StoreScope(op.id, store)
-      val settings = TtlStoreConfig.parse(confs, scope)
+      val settings = TtlStoreSettings.parse(confs, scope)
       val where = s"operator ${op.id} (${op.name}), store $store"
       StreamStreamJoin.checkTtl(settings, confs, scope, where)
       if (settings.nativeFilter == NativeFilterMode.On) {
@@ -49,8 +53,8 @@ object QueryStartCheck {
       ops.find(_.id == k.operatorId) match {
         case None => throw TtlStoreErrors.unknownOperator(k.key, k.operatorId, ops.map(o => o.id -> o.name))
         case Some(op) => k.storeName.filterNot(op.stores.contains).foreach { s =>
-          throw TtlStoreErrors.unknownStore(k.key, op.id, s, op.stores)
-        }
+            throw TtlStoreErrors.unknownStore(k.key, op.id, s, op.stores)
+          }
       }
     }
   }
@@ -66,14 +70,4 @@ object QueryStartCheck {
       plan
     }
   }
-}
-
-/** `spark.sql.extensions=io.ttlstore.TtlStoreExtensions`: installs [[QueryStartCheck]]. */
-class TtlStoreExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit =
-    extensions.injectColumnar { session =>
-      new ColumnarRule {
-        override def preColumnarTransitions: Rule[SparkPlan] = new QueryStartCheck.CheckRule(session)
-      }
-    }
 }

@@ -8,6 +8,9 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures.withTempDir
+import io.ttlstore.checkpoint.{Changelog, ChangelogReader, ChangelogWriter, CheckpointFiles, TtlRecord}
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.ttl.{TimestampHistogram, TtlPolicy}
 
 class ChangelogSuite extends AnyFunSuite {
 

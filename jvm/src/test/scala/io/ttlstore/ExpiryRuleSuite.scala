@@ -5,12 +5,16 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.ttl.{Durations, ExpiryRule}
+
 class ExpiryRuleSuite extends AnyFunSuite {
   import ExpiryRule._
 
   test("the golden vectors shared with the native filter's C tests hold") {
     val source = Source.fromResource("golden/expiry-vectors.tsv")
-    val vectors = try source.getLines().filterNot(l => l.startsWith("#") || l.isEmpty).toList finally source.close()
+    val vectors =
+      try source.getLines().filterNot(l => l.startsWith("#") || l.isEmpty).toList
+      finally source.close()
     assert(vectors.size >= 10)
     vectors.foreach { line =>
       val Array(name, ts, ttl, now, expired) = line.split('\t')
@@ -47,7 +51,8 @@ class ExpiryRuleSuite extends AnyFunSuite {
       val ts = r.nextLong()
       val ttl = if (r.nextBoolean()) r.nextLong().abs else r.nextInt(1000).toLong
       val now = r.nextLong()
-      val exact = BigInt(ts) + BigInt(ttl) <= BigInt(now) || (BigInt(ts) + BigInt(ttl) > Long.MaxValue && now == Long.MaxValue)
+      val exact =
+        BigInt(ts) + BigInt(ttl) <= BigInt(now) || (BigInt(ts) + BigInt(ttl) > Long.MaxValue && now == Long.MaxValue)
       assert(isExpired(ts, ttl, now) == (ttl > 0 && exact), s"ts=$ts ttl=$ttl now=$now")
     }
   }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.errors.TtlStoreException
 
 /**
  * What Spark's state reader asks of a provider beyond `getReadStore` (`SupportsFineGrainedReplay`):
@@ -39,11 +40,12 @@ class FineGrainedReplaySuite extends AnyFunSuite {
   private def replay(provider: StateStoreProvider): SupportsFineGrainedReplay =
     provider.asInstanceOf[SupportsFineGrainedReplay]
 
-  private def changes(provider: StateStoreProvider, from: Long, to: Long): Seq[(String, (String, Int), Option[Long], Long)] = {
+  private def changes(
+      provider: StateStoreProvider, from: Long, to: Long): Seq[(String, (String, Int), Option[Long], Long)] = {
     val feed = replay(provider).getStateStoreChangeDataReader(from, to)
     try feed.map { case (kind, k, v, batch) =>
-      (RecordType.getRecordTypeAsString(kind), keyOf(k), Option(v).map(countOf), batch)
-    }.toList
+        (RecordType.getRecordTypeAsString(kind), keyOf(k), Option(v).map(countOf), batch)
+      }.toList
     finally feed.closeIfNeeded()
   }
 
@@ -76,7 +78,8 @@ class FineGrainedReplaySuite extends AnyFunSuite {
       assert(snapshots == Seq(3L, 6L), "minDeltasForSnapshot is 3 in the fixtures")
       for (snapshot <- snapshots; end <- snapshot to 7L) {
         val mine = replay(ours).replayReadStateFromSnapshot(snapshot, end)
-        try assert(contents(mine) == read(hdfs, end), s"from $snapshot to $end") finally mine.release()
+        try assert(contents(mine) == read(hdfs, end), s"from $snapshot to $end")
+        finally mine.release()
       }
     }
   }
@@ -102,7 +105,8 @@ class FineGrainedReplaySuite extends AnyFunSuite {
       val before = files
       withProvider(newProvider(TtlProvider, dir, retainAll)) { reader =>
         val store = replay(reader).replayReadStateFromSnapshot(3, 7)
-        try contents(store) finally store.release()
+        try contents(store)
+        finally store.release()
         changes(reader, 1, 7)
         read(reader, 5)
       }

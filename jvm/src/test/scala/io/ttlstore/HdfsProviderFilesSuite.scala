@@ -11,6 +11,9 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreProvider
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.legacy.HdfsProviderFiles
+import io.ttlstore.store.KeyCodec
 
 /** Spark's HDFS provider writes the files; HdfsProviderFiles must read back what it reads back. */
 class HdfsProviderFilesSuite extends AnyFunSuite {
@@ -54,8 +57,9 @@ class HdfsProviderFilesSuite extends AnyFunSuite {
 
   test("a missing delta is named with the version that needs it") {
     withTempDir { dir =>
-      withProvider(newProvider(HdfsProvider, dir))(p => (0 until 3).foreach(v =>
-        commitVersion(p, v, (s"u$v", 0) -> Some(v.toLong))))
+      withProvider(newProvider(HdfsProvider, dir))(p =>
+        (0 until 3).foreach(v =>
+          commitVersion(p, v, (s"u$v", 0) -> Some(v.toLong))))
       new File(dir, "0/0/2.delta").delete()
       val e = intercept[TtlStoreException](replayed(dir, 3, "lz4"))
       assert(e.errorName === "LEGACY_FILE_MISSING")
@@ -65,8 +69,9 @@ class HdfsProviderFilesSuite extends AnyFunSuite {
 
   test("a truncated delta is named as damaged, with its version") {
     withTempDir { dir =>
-      withProvider(newProvider(HdfsProvider, dir))(p => (0 until 2).foreach(v =>
-        commitVersion(p, v, (1 to 200).map(i => (s"user$i", v) -> Some(i.toLong)): _*)))
+      withProvider(newProvider(HdfsProvider, dir))(p =>
+        (0 until 2).foreach(v =>
+          commitVersion(p, v, (1 to 200).map(i => (s"user$i", v) -> Some(i.toLong)): _*)))
       val delta = new File(dir, "0/0/2.delta")
       val bytes = FileUtils.readFileToByteArray(delta)
       FileUtils.writeByteArrayToFile(delta, bytes.take(bytes.length / 2))

@@ -2,7 +2,8 @@ package io.ttlstore
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.KnownKeys._
+import io.ttlstore.store.KnownKeys
+import io.ttlstore.store.KnownKeys._
 
 class KnownKeysSuite extends AnyFunSuite {
 

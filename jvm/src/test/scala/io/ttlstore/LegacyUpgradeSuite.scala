@@ -3,10 +3,13 @@ package io.ttlstore
 import java.io.File
 
 import org.apache.commons.io.FileUtils
-import org.apache.spark.sql.execution.streaming.state.{PrefixKeyScanStateEncoderSpec, StateStore, StateStoreConf, StateStoreProvider}
+import org.apache.spark.sql.execution.streaming.state.{PrefixKeyScanStateEncoderSpec, StateStore, StateStoreConf}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles}
+import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.store.KeyCodec
 
 /**
  * KIP-258's lazy upgrade, after Kafka's RocksDBTimestampedStoreTest: a store adopts the state Spark's
@@ -25,12 +28,15 @@ class LegacyUpgradeSuite extends AnyFunSuite {
 
   private def writeSparkState(dir: File, provider: String = HdfsProvider, conf: StateStoreConf = storeConf(),
       prefix: Boolean = false): Unit = {
-    val spec = if (prefix) PrefixKeyScanStateEncoderSpec(keySchema, 1) else org.apache.spark.sql.execution
-      .streaming.state.NoPrefixKeyStateEncoderSpec(keySchema)
+    val spec =
+      if (prefix) PrefixKeyScanStateEncoderSpec(keySchema, 1)
+      else org.apache.spark.sql.execution
+        .streaming.state.NoPrefixKeyStateEncoderSpec(keySchema)
     withProvider(newProvider(provider, dir, conf, spec)) { p =>
       val groups = sparkRows.toSeq.sortBy(_._1).grouped(4).toSeq
       groups.zipWithIndex.foreach { case (rows, v) =>
-        commitVersion(p, v, rows.map { case (k, c) => k -> Some(c) } :+ (("gone", 0) -> (if (v == 0) Some(1L) else None)): _*)
+        commitVersion(p, v,
+          rows.map { case (k, c) => k -> Some(c) } :+ (("gone", 0) -> (if (v == 0) Some(1L) else None)): _*)
       }
     }
   }
@@ -46,9 +52,10 @@ class LegacyUpgradeSuite extends AnyFunSuite {
     store.metrics.customMetrics.collectFirst { case (m, v) if m.name == name => v }.get
 
   private def familySizes(p: TtlStateStoreProvider): (Int, Int) = {
-    def count(it: org.rocksdb.RocksIterator): Int = try {
-      var n = 0; it.seekToFirst(); while (it.isValid) { n += 1; it.next() }; n
-    } finally it.close()
+    def count(it: org.rocksdb.RocksIterator): Int =
+      try {
+        var n = 0; it.seekToFirst(); while (it.isValid) { n += 1; it.next() }; n
+      } finally it.close()
     (count(p.localStore.db.newLegacyIterator()), count(p.localStore.db.newIterator()))
   }
 
@@ -164,9 +171,9 @@ class LegacyUpgradeSuite extends AnyFunSuite {
   }
 
   for ((provider, conf) <- Seq(
-    "Spark's RocksDB provider" -> storeConf(),
-    "Spark's RocksDB provider with changelog checkpointing" ->
-      storeConf("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled" -> "true"))) {
+      "Spark's RocksDB provider" -> storeConf(),
+      "Spark's RocksDB provider with changelog checkpointing" ->
+        storeConf("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled" -> "true"))) {
     test(s"the state of $provider is adopted the same way") {
       withTempDir { dir =>
         writeSparkState(dir, RocksDbProvider, conf)
@@ -184,7 +191,8 @@ class LegacyUpgradeSuite extends AnyFunSuite {
   test("retention deletes Spark's files once no retained version needs them, and every retained version still loads") {
     withTempDir { dir =>
       writeSparkState(dir)
-      def sparkFiles = new File(dir, "0/0").listFiles().map(_.getName).filter(n => n.endsWith(".delta") || n.endsWith(".snapshot"))
+      def sparkFiles =
+        new File(dir, "0/0").listFiles().map(_.getName).filter(n => n.endsWith(".delta") || n.endsWith(".snapshot"))
       withProvider(ours(dir, P + "upgradeRowsPerCommit" -> "2")) { p =>
         (3 until 6).foreach { v => p.getStore(v).commit(); p.doMaintenance() }
         assert(sparkFiles.nonEmpty, "versions still build on the adopted state")
@@ -198,7 +206,7 @@ class LegacyUpgradeSuite extends AnyFunSuite {
 
   private def visibleAt(dir: File, minutes: Long, policy: String, version: Long): Map[(String, Int), Long] =
     withProvider(ours(dir, P + "ttl" -> "10 minutes", P + "legacyRowTimestamp" -> policy,
-      P + "upgradeRowsPerCommit" -> "0", P + "testing.clockMs" -> (T0 + minutes * Minute).toString)) { p =>
+        P + "upgradeRowsPerCommit" -> "0", P + "testing.clockMs" -> (T0 + minutes * Minute).toString)) { p =>
       val store = p.getStore(version)
       val rows = contents(store)
       store.commit()

@@ -13,7 +13,10 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
-import io.ttlstore.TtlStoreConfig._
+import io.ttlstore.config.TtlStoreConfig._
+import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.store.NativeFilter
 
 /** The native filter behind the provider: what it removes, how rows are counted, how it is chosen. */
 class NativeFilterStoreSuite extends AnyFunSuite {
@@ -166,7 +169,7 @@ class NativeFilterStoreSuite extends AnyFunSuite {
   }
 
   test("periodic compaction defaults to twice the TTL, within one hour and 30 days") {
-    def seconds(conf: Map[String, String]) = TtlStoreConfig.parse(conf).periodicCompactionSeconds
+    def seconds(conf: Map[String, String]) = TtlStoreSettings.parse(conf).periodicCompactionSeconds
     assert(seconds(ttl(10000)) == 3600)
     assert(seconds(ttl(7200000)) == 14400)
     assert(seconds(ttl(365L * 24 * 3600 * 1000)) == 30L * 24 * 3600)
@@ -199,7 +202,8 @@ class NativeFilterStoreSuite extends AnyFunSuite {
     val level = logger.getLevel
     Configurator.setLevel(name, Level.WARN)
     logger.addAppender(appender)
-    try body finally {
+    try body
+    finally {
       logger.removeAppender(appender)
       Configurator.setLevel(name, level)
       appender.stop()

@@ -9,6 +9,9 @@ import org.apache.commons.io.FileUtils
 import org.rocksdb._
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.store.{NativeFilter, NativeFilterLoader, TimestampedValue, TtlCompactionFilter}
+import io.ttlstore.ttl.ExpiryRule
+
 /** The native TTL compaction filter inside a real RocksDB (the rocksdbjni Spark ships). */
 class NativeFilterSuite extends AnyFunSuite {
 
@@ -24,7 +27,8 @@ class NativeFilterSuite extends AnyFunSuite {
   private def withFamilies[T](filters: Seq[Option[TtlCompactionFilter]], dir: Option[java.io.File] = None)(
       body: (RocksDB, Seq[ColumnFamilyHandle]) => T): T = {
     val where = dir.getOrElse(Files.createTempDirectory("ttlstore-filter").toFile)
-    val familyOptions = filters.map(f => f.fold(new ColumnFamilyOptions())(new ColumnFamilyOptions().setCompactionFilter(_)))
+    val familyOptions =
+      filters.map(f => f.fold(new ColumnFamilyOptions())(new ColumnFamilyOptions().setCompactionFilter(_)))
     val options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
     val handles = new JArrayList[ColumnFamilyHandle]()
     val names = RocksDB.DEFAULT_COLUMN_FAMILY +: filters.indices.tail.map(i => s"family$i".getBytes("UTF-8"))
@@ -67,7 +71,7 @@ class NativeFilterSuite extends AnyFunSuite {
       val after = contents(db, timestamped)
       val expected = before.filter { case (k, v) =>
         !TimestampedValue.hasTimestamp(v.toArray) ||
-          !ExpiryRule.isExpired(TimestampedValue.timestamp(v.toArray), 500, 1000)
+        !ExpiryRule.isExpired(TimestampedValue.timestamp(v.toArray), 500, 1000)
       }
       assert(after == expected)
       assert(after.size == 1000 - 501 + 2, "ts <= 500 expired; too short values kept")
@@ -144,6 +148,7 @@ class NativeFilterSuite extends AnyFunSuite {
 
   private def withTempDirectory[T](body: java.io.File => T): T = {
     val dir = Files.createTempDirectory("ttlstore-filter").toFile
-    try body(dir) finally FileUtils.deleteQuietly(dir)
+    try body(dir)
+    finally FileUtils.deleteQuietly(dir)
   }
 }

@@ -32,16 +32,18 @@ class OperatorsEndToEndSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
     val input = MemoryStream[(String, Int)](spark)
     try rounds.map { rows =>
-      input.addData(rows)
-      val emitted = ArrayBuffer.empty[Row]
-      val query = build(input.toDS()).toDF().writeStream
-        .outputMode(OutputMode.Update())
-        .foreachBatch((df: Dataset[Row], _: Long) => { emitted ++= df.collect(); () })
-        .option("checkpointLocation", dir.getAbsolutePath)
-        .start()
-      try query.processAllAvailable() finally query.stop()
-      emitted.toSet
-    } finally spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
+        input.addData(rows)
+        val emitted = ArrayBuffer.empty[Row]
+        val query = build(input.toDS()).toDF().writeStream
+          .outputMode(OutputMode.Update())
+          .foreachBatch((df: Dataset[Row], _: Long) => { emitted ++= df.collect(); () })
+          .option("checkpointLocation", dir.getAbsolutePath)
+          .start()
+        try query.processAllAvailable()
+        finally query.stop()
+        emitted.toSet
+      }
+    finally spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
   }
 
   test("flatMapGroupsWithState emits the same rows as on Spark's HDFS provider, across restarts") {
@@ -78,9 +80,9 @@ class OperatorsEndToEndSuite extends AnyFunSuite with BeforeAndAfterAll {
 }
 
 object OperatorsEndToEndSuite {
+
   /** A running count per key that forgets the key once it reaches 4 (outside the suite: shipped). */
-  def runningCount(key: String, values: Iterator[(String, Int)], state: GroupState[Long])
-      : Iterator[(String, Long)] = {
+  def runningCount(key: String, values: Iterator[(String, Int)], state: GroupState[Long]): Iterator[(String, Long)] = {
     val count = state.getOption.getOrElse(0L) + values.size
     if (count >= 4) state.remove() else state.update(count)
     Iterator(key -> count)

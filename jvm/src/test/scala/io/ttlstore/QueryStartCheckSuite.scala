@@ -8,7 +8,8 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
-import io.ttlstore.TtlStoreConfig._
+import io.ttlstore.config.TtlStoreConfig._
+import io.ttlstore.errors.TtlStoreException
 
 /** The driver-side check of `TtlStoreExtensions`: bad TTL settings fail before any task runs. */
 class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -25,8 +26,8 @@ class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def afterAll(): Unit = spark.stop()
 
   /** Runs `build` over one round of input with `settings` set; returns the failure, if any. */
-  private def run(settings: Map[String, String])(build: (DataFrame, DataFrame) => DataFrame)
-      : Option[Throwable] = withTempDir { dir =>
+  private def run(settings: Map[String, String])(build: (
+          DataFrame, DataFrame) => DataFrame): Option[Throwable] = withTempDir { dir =>
     import spark.implicits._
     settings.foreach { case (k, v) => spark.conf.set(k, v) }
     val left = MemoryStream[(String, Int)](spark)

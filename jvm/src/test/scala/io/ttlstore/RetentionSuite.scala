@@ -4,6 +4,8 @@ import scala.collection.immutable.SortedSet
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.checkpoint.{Listing, Retention}
+
 class RetentionSuite extends AnyFunSuite {
 
   private def listing(changelogs: Range, snapshots: Long*) =

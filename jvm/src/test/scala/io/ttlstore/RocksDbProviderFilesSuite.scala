@@ -10,6 +10,9 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.legacy.RocksDbProviderFiles
+import io.ttlstore.store.KeyCodec
 
 /** Spark's RocksDB provider writes the files; RocksDbProviderFiles must read back what it reads back. */
 class RocksDbProviderFilesSuite extends AnyFunSuite {
@@ -56,9 +59,10 @@ class RocksDbProviderFilesSuite extends AnyFunSuite {
 
   test("a missing SST is named with the version that needs it") {
     withTempDir { dir =>
-      withProvider(newProvider(RocksDbProvider, dir))(p => (0 until 2).foreach { v =>
-        commitVersion(p, v, (s"u$v", 0) -> Some(v.toLong)); p.doMaintenance()
-      })
+      withProvider(newProvider(RocksDbProvider, dir))(p =>
+        (0 until 2).foreach { v =>
+          commitVersion(p, v, (s"u$v", 0) -> Some(v.toLong)); p.doMaintenance()
+        })
       new File(dir, "0/0/SSTs").listFiles().filter(_.getName.endsWith(".sst")).foreach(FileUtils.delete)
       val e = intercept[TtlStoreException](replayed(dir, 2, "lz4"))
       assert(e.errorName === "LEGACY_FILE_MISSING")

@@ -4,12 +4,16 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.errors.TtlStoreException
 
 /**
  * What every state store provider must do, as Spark's operators rely on it. Run against Spark's
  * own HDFS provider (so the suite itself is checked) and against ttlstore's.
  */
-abstract class StateStoreContract(providerClass: String) extends AnyFunSuite {
+abstract class StateStoreContract(
+    providerClass: String,
+    /** True for the provider's error when a version was never committed. */
+    missingVersion: Throwable => Boolean) extends AnyFunSuite {
 
   private def provider(dir: java.io.File, conf: StateStoreConf = storeConf(),
       spec: KeyStateEncoderSpec = NoPrefixKeyStateEncoderSpec(keySchema)) =
@@ -218,12 +222,18 @@ abstract class StateStoreContract(providerClass: String) extends AnyFunSuite {
         commitVersion(p, 0, ("a", 0) -> Some(1L))
       }
       withProvider(provider(dir)) { fresh =>
-        intercept[Exception](fresh.getStore(5))
+        val e = intercept[Exception](fresh.getStore(5))
+        assert(missingVersion(e), s"not an error about a missing version: $e")
       }
     }
   }
 }
 
-class HdfsProviderContractSuite extends StateStoreContract(HdfsProvider)
+class HdfsProviderContractSuite extends StateStoreContract(HdfsProvider,
+    e => String.valueOf(e.getMessage).contains("CANNOT_LOAD_STATE_STORE"))
 
-class TtlProviderContractSuite extends StateStoreContract(TtlProvider)
+class TtlProviderContractSuite extends StateStoreContract(TtlProvider,
+    {
+      case e: TtlStoreException => e.errorName == "STATE_VERSION_NOT_FOUND" && e.getMessage.contains("5")
+      case _ => false
+    })

@@ -4,12 +4,15 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
-import io.ttlstore.TtlStoreConfig._
+import io.ttlstore.config.TtlStoreConfig._
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.ttl.{ManualClock, StateVisibility, TimeCharacteristic, TtlPolicy, UpdateType}
 
 /** TTL semantics through the provider, with a manual clock and a restart between steps. */
 class StateTtlSuite extends AnyFunSuite {
 
   private val noSweep = SweepRowsPerCommit -> "0"
+
   /** The tests of the JVM sweep turn the native filter off (NativeFilterStoreSuite tests it). */
   private val jvmSweep = NativeFilterEnabled -> "false"
 
@@ -132,7 +135,8 @@ class StateTtlSuite extends AnyFunSuite {
       h.restart()
       h.clock.set(12)
       val old = h.current.getReadStore(1)
-      try assert(contents(old).isEmpty) finally old.release()
+      try assert(contents(old).isEmpty)
+      finally old.release()
       assert(h.visible.keySet == Set("b"))
     }
   }
@@ -242,7 +246,7 @@ class StateTtlSuite extends AnyFunSuite {
       log.readAll()
       val recorded = log.ttl.get
       assert(recorded.policy.contains(TtlPolicy(600000, UpdateType.OnReadAndWrite,
-        StateVisibility.NeverReturnExpired, TimeCharacteristic.ProcessingTime, None)))
+            StateVisibility.NeverReturnExpired, TimeCharacteristic.ProcessingTime, None)))
       assert(recorded.histogram == List(List(1000L, 1L)))
       h.current.localStore.snapshot(1)
       h.current.doMaintenance()
@@ -255,10 +259,10 @@ class StateTtlSuite extends AnyFunSuite {
 class EventTimeTtlSuite extends AnyFunSuite {
   import io.ttlstore.StoreFixtures._
   import io.ttlstore.TtlHarness._
-  import io.ttlstore.TtlStoreConfig._
+  import io.ttlstore.config.TtlStoreConfig._
 
   // The fixtures' value row is a single long, `count`: here it doubles as the event time.
-  private val eventTime = ttl(10, TimeCharacteristicKey -> "EventTime", EventTimeColumn -> "count")
+  private val eventTime = ttl(10, TimeCharacteristicKey -> "EventTime", EventTimeColumnKey -> "count")
 
   test("rows are stamped with their event time and expire by the stream time, across restarts") {
     withHarness(eventTime) { h =>
@@ -298,8 +302,8 @@ class EventTimeTtlSuite extends AnyFunSuite {
       def fails(settings: Map[String, String]) =
         intercept[TtlStoreException](new TtlHarness(dir, settings).close())
       val missing = fails(ttl(10, TimeCharacteristicKey -> "EventTime"))
-      assert(missing.errorName == "EVENT_TIME_COLUMN_MISSING" && missing.getMessage.contains(EventTimeColumn.key))
-      val notTime = fails(ttl(10, TimeCharacteristicKey -> "EventTime", EventTimeColumn -> "user"))
+      assert(missing.errorName == "EVENT_TIME_COLUMN_MISSING" && missing.getMessage.contains(EventTimeColumnKey.key))
+      val notTime = fails(ttl(10, TimeCharacteristicKey -> "EventTime", EventTimeColumnKey -> "user"))
       assert(notTime.errorName == "EVENT_TIME_COLUMN_INVALID" && notTime.getMessage.contains("string"))
       val absent = fails(ttl(10, TimeCharacteristicKey -> "EventTime") +
         (Prefix + "operator.0.eventTimeColumn" -> "window.end"))

@@ -15,7 +15,7 @@ import org.apache.spark.unsafe.types.UTF8String
 /** Schemas, rows and loan helpers shared by the JVM suites. */
 object StoreFixtures {
   val keySchema: StructType = StructType(Seq(
-    StructField("user", StringType), StructField("session", IntegerType)))
+      StructField("user", StringType), StructField("session", IntegerType)))
   val valueSchema: StructType = StructType(Seq(StructField("count", LongType)))
 
   private val keyProjection = UnsafeProjection.create(keySchema)
@@ -46,7 +46,8 @@ object StoreFixtures {
 
   def withTempDir[T](body: File => T): T = {
     val dir = Files.createTempDirectory("ttlstore-test").toFile
-    try body(dir) finally FileUtils.deleteQuietly(dir)
+    try body(dir)
+    finally FileUtils.deleteQuietly(dir)
   }
 
   def newProvider(
@@ -71,7 +72,8 @@ object StoreFixtures {
 
   /** Loan pattern: the provider is closed whatever the body does. */
   def withProvider[P <: StateStoreProvider, T](provider: P)(body: P => T): T =
-    try body(provider) finally provider.close()
+    try body(provider)
+    finally provider.close()
 
   /** Commits one version made of `changes` (Some = put, None = remove) on top of `version`. */
   def commitVersion(provider: StateStoreProvider, version: Long,
@@ -86,7 +88,8 @@ object StoreFixtures {
 
   def read(provider: StateStoreProvider, version: Long): Map[(String, Int), Long] = {
     val store = provider.getReadStore(version)
-    try contents(store) finally store.release()
+    try contents(store)
+    finally store.release()
   }
 
   val HdfsProvider = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"

@@ -4,6 +4,9 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.checkpoint.TtlRecord
+import io.ttlstore.ttl.{ExpiryRule, TimestampHistogram, TtlPolicy}
+
 class TimestampHistogramSuite extends AnyFunSuite {
 
   test("counts rows by timestamp and forgets removed ones") {
@@ -43,6 +46,7 @@ class TimestampHistogramSuite extends AnyFunSuite {
     val h = TimestampHistogram.empty()
     Seq(5L, 7L, 7L).foreach(h.add)
     val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h, Some(3L), Some(11L), Some(5L)).toJson)
-    assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L) && back.countedFromMs.contains(3L) && back.nowMs.contains(11L) && back.legacyRows.contains(5L))
+    assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L) && back.countedFromMs.contains(
+      3L) && back.nowMs.contains(11L) && back.legacyRows.contains(5L))
   }
 }

@@ -4,6 +4,8 @@ import scala.io.Source
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.store.TimestampedValue
+
 class TimestampedValueSuite extends AnyFunSuite {
 
   private case class Vector(name: String, stored: Array[Byte], timestamp: Option[Long])
@@ -11,12 +13,13 @@ class TimestampedValueSuite extends AnyFunSuite {
   private lazy val golden: Seq[Vector] = {
     val source = Source.fromResource("golden/timestamped-values.tsv")
     try source.getLines().filterNot(l => l.startsWith("#") || l.isBlank).map { line =>
-      val fields = line.split("\t", -1)
-      assert(fields.length == 3, s"golden line has ${fields.length} fields: $line")
-      val (name, hex, ts) = (fields(0), fields(1), fields(2))
-      Vector(name, hex.grouped(2).filter(_.nonEmpty).map(Integer.parseInt(_, 16).toByte).toArray,
-        if (ts == "none") None else Some(ts.toLong))
-    }.toSeq finally source.close()
+        val fields = line.split("\t", -1)
+        assert(fields.length == 3, s"golden line has ${fields.length} fields: $line")
+        val (name, hex, ts) = (fields(0), fields(1), fields(2))
+        Vector(name, hex.grouped(2).filter(_.nonEmpty).map(Integer.parseInt(_, 16).toByte).toArray,
+          if (ts == "none") None else Some(ts.toLong))
+      }.toSeq
+    finally source.close()
   }
 
   test("the golden vectors decode to their timestamps, and short values carry none") {

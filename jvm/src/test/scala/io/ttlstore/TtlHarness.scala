@@ -5,6 +5,8 @@ import java.io.File
 import org.apache.spark.sql.execution.streaming.state.{NoPrefixKeyStateEncoderSpec, StateStoreId}
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.config.{ConfigKey, TtlStoreConfig}
+import io.ttlstore.ttl.ManualClock
 
 /**
  * One store driven step by step with a manual clock, closed and reopened from its checkpoint
@@ -55,7 +57,8 @@ final class TtlHarness(
   /** A point read through a read-only store: it never writes. */
   def peek(user: String): Option[Long] = {
     val store = provider.getReadStore(version)
-    try Option(store.get(key(user))).map(countOf) finally store.release()
+    try Option(store.get(key(user))).map(countOf)
+    finally store.release()
   }
 
   /** Every visible row, read through a read-only store. */
@@ -64,7 +67,8 @@ final class TtlHarness(
   /** Rows physically stored in the local DB, expired or not. */
   def storedRows: Int = {
     val it = provider.localStore.db.newIterator()
-    try { it.seekToFirst(); var n = 0; while (it.isValid) { n += 1; it.next() }; n } finally it.close()
+    try { it.seekToFirst(); var n = 0; while (it.isValid) { n += 1; it.next() }; n }
+    finally it.close()
   }
 
   /** The metrics of an empty commit (which also runs the sweep). */
@@ -85,6 +89,7 @@ object TtlHarness {
   def withHarness[T](settings: Map[String, String])(body: TtlHarness => T): T =
     withTempDir { dir =>
       val h = new TtlHarness(dir, settings)
-      try body(h) finally h.close()
+      try body(h)
+      finally h.close()
     }
 }

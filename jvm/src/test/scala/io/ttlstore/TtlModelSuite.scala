@@ -6,7 +6,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
-import io.ttlstore.TtlStoreConfig._
+import io.ttlstore.config.TtlStoreConfig._
+import io.ttlstore.ttl.{ExpiryRule, StateVisibility, TimeCharacteristic, UpdateType}
 
 /**
  * Random puts, reads, removes, clock moves and restarts, checked step by step against a plain model
@@ -27,13 +28,14 @@ class TtlModelSuite extends AnyFunSuite {
     filter <- if (visibility == StateVisibility.NeverReturnExpired) Seq(true, false) else Seq(false)
     seed <- 1 to (if (time == TimeCharacteristic.ProcessingTime) 2 else 1)
   } test(s"the store agrees with the model (${time.name}, ${update.name}, ${visibility.name}, " +
-      s"${if (filter) "native filter" else "JVM sweep"}, seed $seed)") {
+    s"${if (filter) "native filter" else "JVM sweep"}, seed $seed)") {
     val r = new Random(seed * 31 + update.name.length * 7 + visibility.name.length + time.name.length)
     val returnsExpired = visibility == StateVisibility.ReturnExpiredIfNotCleanedUp
     val eventTime = time == TimeCharacteristic.EventTime
-    val timeSettings = if (eventTime) Seq(TimeCharacteristicKey -> time.name, EventTimeColumn -> "count") else Nil
-    withHarness(ttl(ttlMs, (Seq(UpdateTypeKey -> update.name, StateVisibilityKey -> visibility.name,
-        NativeFilterEnabled -> (if (filter) "true" else "false")) ++ timeSettings): _*)) { h =>
+    val timeSettings = if (eventTime) Seq(TimeCharacteristicKey -> time.name, EventTimeColumnKey -> "count") else Nil
+    withHarness(ttl(ttlMs,
+        (Seq(UpdateTypeKey -> update.name, StateVisibilityKey -> visibility.name,
+          NativeFilterEnabled -> (if (filter) "true" else "false")) ++ timeSettings): _*)) { h =>
       var model = Map.empty[String, (Long, Long)] // key -> (value, timestamp)
       var now = if (eventTime) Long.MinValue else 0L
       var clock = 0L

@@ -6,6 +6,11 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.checkpoint.{Changelog, CheckpointFiles}
+import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.store.{KeyCodec, StoreMetrics, TimestampedValue}
+import io.ttlstore.ttl.ManualClock
 
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
 class TtlStateStoreProviderSuite extends AnyFunSuite {
@@ -37,7 +42,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
 
   private def flipByte(file: File, at: Long): Unit = {
     val f = new RandomAccessFile(file, "rw")
-    try { f.seek(at); val b = f.read(); f.seek(at); f.write(b ^ 0xff) } finally f.close()
+    try { f.seek(at); val b = f.read(); f.seek(at); f.write(b ^ 0xff) }
+    finally f.close()
   }
 
   test("each row is stored with its last-write time from the injected clock") {
@@ -163,10 +169,12 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         @volatile var running = true
         val maintenance = new Thread(() => while (running) p.doMaintenance())
         maintenance.start()
-        val rows = try (0 until 40).map { v =>
-          commitVersion(p, v, (s"k$v", 0) -> Some(v.toLong), (s"k${v - 3}", 0) -> None)
-          (v + 1L) -> read(p, v + 1L)
-        } finally { running = false; maintenance.join() }
+        val rows =
+          try (0 until 40).map { v =>
+              commitVersion(p, v, (s"k$v", 0) -> Some(v.toLong), (s"k${v - 3}", 0) -> None)
+              (v + 1L) -> read(p, v + 1L)
+            }
+          finally { running = false; maintenance.join() }
         p.doMaintenance()
         rows.toMap
       }
@@ -194,7 +202,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
       val file = new File(ttlDir(dir), "3.changelog")
       val f = new RandomAccessFile(file, "rw")
       // Cut into the records: the last 21 bytes are lz4's own empty end block, which holds no data.
-      try f.setLength(file.length() - 30) finally f.close()
+      try f.setLength(file.length() - 30)
+      finally f.close()
       val e = loadError(dir, 3)
       assert(Set("CHANGELOG_TRUNCATED", "CHANGELOG_CORRUPTED")(e.errorName), e.getMessage)
       assert(e.getMessage.contains("3.changelog"))
@@ -237,7 +246,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
       withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
       val file = new File(ttlDir(dir), "3.snapshot")
       val f = new RandomAccessFile(file, "rw")
-      try f.setLength(10) finally f.close()
+      try f.setLength(10)
+      finally f.close()
       val e = loadError(dir, 3)
       assert(e.errorName == "SNAPSHOT_CORRUPTED" && e.getMessage.contains("3.snapshot"))
     }
@@ -338,18 +348,24 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
   }
 
   test("the zero-argument constructor has no side effects (Spark's driver calls it for metrics)") {
+    val tmp = new File(System.getProperty("java.io.tmpdir"))
+    def workDirs: Set[String] = Option(tmp.list()).toSeq.flatten.filter(_.startsWith("ttlstore-")).toSet
+    val before = workDirs
     val p = new TtlStateStoreProvider()
-    assert(p.supportedCustomMetrics.nonEmpty)
+    assert(p.supportedCustomMetrics.map(_.name) == StoreMetrics.all.map(_.name))
+    assert(p.stateStoreId == null, "nothing is initialized before init")
+    p.doMaintenance() // Spark's maintenance may reach a provider that was never initialized
     p.close()
+    assert(workDirs == before, "no working directory was created")
   }
 
   test("an invalid or unknown setting fails init, naming the key") {
     withTempDir { dir =>
       val bad = intercept[TtlStoreException](ttlProvider(dir,
-        storeConf(TtlStoreConfig.BlockCacheSizeMb.key -> "lots")))
+          storeConf(TtlStoreConfig.BlockCacheSizeMb.key -> "lots")))
       assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains("blockCacheSizeMB"))
       val typo = intercept[TtlStoreException](ttlProvider(dir,
-        storeConf(TtlStoreConfig.Prefix + "blockCache" -> "1")))
+          storeConf(TtlStoreConfig.Prefix + "blockCache" -> "1")))
       assert(typo.errorName == "UNKNOWN_CONFIG")
     }
   }
@@ -364,7 +380,7 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
       }
       assert(cf.errorName == "UNSUPPORTED_OPERATION" && cf.getMessage.contains("transformWithState"))
       val range = intercept[TtlStoreException](newProvider(TtlProvider, dir,
-        spec = RangeKeyScanStateEncoderSpec(keySchema, Seq(1))))
+          spec = RangeKeyScanStateEncoderSpec(keySchema, Seq(1))))
       assert(range.errorName == "UNSUPPORTED_OPERATION")
       withProvider(ttlProvider(dir)) { p =>
         val store = p.getStore(0)

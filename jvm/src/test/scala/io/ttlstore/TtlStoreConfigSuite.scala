@@ -4,8 +4,13 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.ttlstore.config.{ConfigDocs, ConfigScope, StoreScope, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.ttl.{TtlPolicy, UpdateType}
+
 class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreConfig._
+  import TtlStoreSettings.parse
 
   test("unset keys take their defaults") {
     assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4", 100000, TtlPolicy.Off,
@@ -14,7 +19,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
 
   test("set keys are parsed, case-insensitively for names of things") {
     val s = parse(Map(BlockCacheSizeMb.key -> "128", SstCompression.key -> "ZSTD",
-      LocalDir.key -> "/tmp/x", "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "3"))
+        LocalDir.key -> "/tmp/x", "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "3"))
     assert(s.blockCacheSizeMb == 128 && s.sstCompression == "zstd" && s.localDir.contains("/tmp/x"))
   }
 
@@ -34,12 +39,13 @@ class TtlStoreConfigSuite extends AnyFunSuite {
 
   test("docs/configuration.md is exactly what the table generates (run `make docs`)") {
     val docs = new String(Files.readAllBytes(Paths.get("docs/configuration.md")), "UTF-8")
-    assert(docs == markdownReference)
+    assert(docs == ConfigDocs.markdownReference)
   }
 }
 
 class TtlScopeSuite extends AnyFunSuite {
   import TtlStoreConfig._
+  import TtlStoreSettings.parse
 
   private val confs = Map(
     Ttl.key -> "1h",
@@ -57,8 +63,7 @@ class TtlScopeSuite extends AnyFunSuite {
 
   test("scoped keys are listed with the operator and store they target") {
     val keys = ConfigScope.scopedKeys(confs).map(k => (k.operatorId, k.storeName, k.setting.name))
-    assert(keys.toSet == Set((2L, None, "ttl"), (2L, Some("left-keyToNumValues"), "ttl"),
-      (2L, None, "updateType")))
+    assert(keys.toSet == Set((2L, None, "ttl"), (2L, Some("left-keyToNumValues"), "ttl"), (2L, None, "updateType")))
   }
 
   test("a bad scoped value fails naming the scoped key and what is allowed") {

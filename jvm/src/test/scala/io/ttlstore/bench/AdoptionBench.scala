@@ -1,6 +1,5 @@
 package io.ttlstore.bench
 
-import java.io.File
 import java.nio.file.{Files, Paths}
 
 import org.apache.commons.io.FileUtils

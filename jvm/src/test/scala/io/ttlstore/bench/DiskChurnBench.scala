@@ -4,8 +4,10 @@ import java.nio.file.{Files, Paths}
 
 import org.apache.commons.io.FileUtils
 
-import io.ttlstore.{ManualClock, TtlStateStoreProvider, TtlStoreConfig}
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.TtlStateStoreProvider
+import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.ttl.ManualClock
 
 /**
  * `make bench` (store level): the local disk a store with TTL occupies under churn, against the
@@ -38,12 +40,15 @@ object DiskChurnBench {
       s"""{
          |  "versions": $Versions, "rows_per_version": $PerVersion, "ttl_versions": $TtlVersions,
          |  "live_rows": ${filter.liveRows}, "live_bytes": ${filter.compactedBytes},
-         |  "filter": {"steady_sst_bytes": ${filter.steady}, "vs_live": ${filter.steady / live}, "sst_series": [${filter.sstSeries.mkString(", ")}]},
-         |  "sweep": {"steady_sst_bytes": ${sweep.steady}, "vs_live": ${sweep.steady / live}, "sst_series": [${sweep.sstSeries.mkString(", ")}]}
+         |  "filter": {"steady_sst_bytes": ${filter.steady}, "vs_live": ${filter.steady / live}, "sst_series": [${filter
+          .sstSeries.mkString(", ")}]},
+         |  "sweep": {"steady_sst_bytes": ${sweep.steady}, "vs_live": ${sweep.steady / live}, "sst_series": [${sweep
+          .sstSeries.mkString(", ")}]}
          |}
          |""".stripMargin
     Files.write(Paths.get(args.headOption.getOrElse("bench-output/disk-churn.json")), json.getBytes("UTF-8"))
-    println(f"steady local SST bytes / live data: filter ${filter.steady / live}%.2fx, sweep ${sweep.steady / live}%.2fx")
+    println(
+      f"steady local SST bytes / live data: filter ${filter.steady / live}%.2fx, sweep ${sweep.steady / live}%.2fx")
   }
 
   private def run(filter: Boolean): Run = {

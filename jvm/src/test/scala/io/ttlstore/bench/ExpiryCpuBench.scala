@@ -5,8 +5,10 @@ import java.nio.file.{Files, Paths}
 
 import org.apache.commons.io.FileUtils
 
-import io.ttlstore.{ManualClock, TtlStateStoreProvider, TtlStoreConfig}
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.TtlStateStoreProvider
+import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.ttl.ManualClock
 
 /**
  * `make bench` (store level): the CPU it takes to get expired rows off the disk, per row, with the
@@ -37,8 +39,10 @@ object ExpiryCpuBench {
     val filter = results.filter(_._1).map(_._2)
     val sweep = results.filterNot(_._1).map(_._2)
     def summary(name: String, fs: Seq[Figures]) =
-      s""""$name": {"rows_removed": ${fs.head.removed}, "commit_ns_per_row": ${median(fs, f => f.commitNs.toDouble / f.removed)}, """ +
-        s""""compaction_ns_per_row": ${median(fs, f => f.compactNs.toDouble / f.removed)}, "total_ns_per_row": ${median(fs, _.perRowNs)}}"""
+      s""""$name": {"rows_removed": ${fs.head.removed}, "commit_ns_per_row": ${median(fs,
+          f => f.commitNs.toDouble / f.removed)}, """ +
+        s""""compaction_ns_per_row": ${median(fs, f => f.compactNs.toDouble / f.removed)}, "total_ns_per_row": ${median(
+            fs, _.perRowNs)}}"""
     val json = Seq(summary("sweep", sweep), summary("filter", filter)).mkString("{\n  ", ",\n  ", "\n}\n")
     Files.write(Paths.get(args.headOption.getOrElse("bench-output/expiry-cpu.json")), json.getBytes("UTF-8"))
     println(json)
@@ -79,8 +83,9 @@ object ExpiryCpuBench {
         val (_, compactNs) = measured(p.localStore.db.compactNow())
         val after = p.getStore(version + 1)
         after.commit()
-        val removed = if (filter) after.metrics.customMetrics.map { case (k, v) => k.name -> v }("ttlstoreExpiredRemovedByFilter")
-          else m("ttlstoreExpiredRemovedBySweep")
+        val removed = if (filter)
+          after.metrics.customMetrics.map { case (k, v) => k.name -> v }("ttlstoreExpiredRemovedByFilter")
+        else m("ttlstoreExpiredRemovedBySweep")
         require(removed == Rows, s"expected $Rows rows removed, got $removed (filter=$filter)")
         Figures(commitNs, compactNs, removed)
       }

@@ -1,14 +1,14 @@
 package io.ttlstore.bench
 
-import java.io.File
 import java.nio.file.{Files, Paths}
 
 import scala.util.Random
 
 import org.apache.commons.io.FileUtils
 
-import io.ttlstore.{StoreFixtures, TtlStoreConfig}
+import io.ttlstore.StoreFixtures
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.config.TtlStoreConfig
 
 /**
  * `make bench` (store level): what TTL costs when nothing expires, measured on the provider alone,
@@ -27,7 +27,9 @@ object TtlOverheadBench {
   private var extra: Seq[(String, String)] = Nil
 
   def main(args: Array[String]): Unit = {
-    extra = args.drop(1).toSeq.map { a => val i = a.indexOf('='); a.take(i) -> a.drop(i + 1) }
+    extra = args.drop(1).toSeq.map { a =>
+      val i = a.indexOf('='); a.take(i) -> a.drop(i + 1)
+    }
     val rounds = 7
     Seq("aggregation", "dropDuplicates").foreach { p => run(p, ttl = false); run(p, ttl = true) }
     val results = for {
@@ -42,7 +44,8 @@ object TtlOverheadBench {
       pattern -> (ratios(ratios.size / 2), off, on)
     }
     val json = byPattern.map { case (p, (median, off, on)) =>
-      s""""$p": {"median_ratio": $median, "off_ops_per_s": [${off.mkString(", ")}], "on_ops_per_s": [${on.mkString(", ")}]}"""
+      s""""$p": {"median_ratio": $median, "off_ops_per_s": [${off.mkString(", ")}], "on_ops_per_s": [${on.mkString(
+          ", ")}]}"""
     }.mkString("{\n  ", ",\n  ", "\n}\n")
     Files.write(Paths.get(args.headOption.getOrElse("bench-output/ttl-overhead.json")), json.getBytes("UTF-8"))
     byPattern.foreach { case (p, (median, _, _)) => println(f"$p%-15s TTL on / off: $median%.3fx") }

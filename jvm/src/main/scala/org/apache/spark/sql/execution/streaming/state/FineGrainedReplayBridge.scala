@@ -18,8 +18,7 @@ abstract class FineGrainedReplayBridge extends StateStoreProvider with SupportsF
       startVersion: Long,
       endVersion: Long,
       colFamilyNameOpt: Option[String],
-      endStateStoreCkptId: Option[String])
-      : NextIterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] = {
+      endStateStoreCkptId: Option[String]): NextIterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] = {
     checkChangeFeedCheckpointId(endStateStoreCkptId)
     val changes = changeFeed(startVersion, endVersion, colFamilyNameOpt)
     new NextIterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] {

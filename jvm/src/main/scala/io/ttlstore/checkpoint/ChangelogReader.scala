@@ -1,0 +1,126 @@
+package io.ttlstore.checkpoint
+
+import java.io._
+import java.nio.charset.StandardCharsets
+import java.util.zip.{CheckedInputStream, CRC32C}
+
+import scala.util.control.NonFatal
+
+import io.ttlstore.bytes.Bytes
+import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+
+/** Reads one changelog, failing with the file and version named when it is damaged. */
+final class ChangelogReader(file: String, version: Long, raw: InputStream) extends AutoCloseable {
+  import Changelog._
+
+  private val crc = new CRC32C()
+  private var format = 0
+  private val data: DataInputStream = {
+    val magic = readFully(raw, 4, "header")
+    if (!java.util.Arrays.equals(magic, Magic)) corrupted("not a ttlstore changelog (bad magic)")
+    format = raw.read()
+    if (format < 0) truncated()
+    if (format > FormatVersion) throw TtlStoreErrors.formatTooNew(file, format, FormatVersion)
+    val nameLength = raw.read()
+    if (nameLength < 0) truncated()
+    val name = new String(readFully(raw, nameLength, "codec name"), StandardCharsets.US_ASCII)
+    val codec =
+      try Compression.codec(name)
+      catch { case e: TtlStoreException => corrupted(s"unknown codec '$name'") }
+    val decompressed =
+      try codec.compressedInputStream(raw)
+      catch { case e: IOException => corrupted(s"unreadable compressed body: ${e.getMessage}") }
+    // The checksum stream sits above the buffer so that it sees exactly the bytes handed out.
+    new DataInputStream(new CheckedInputStream(new BufferedInputStream(decompressed, 64 * 1024), crc))
+  }
+  private var finished = false
+  private var records = 0L
+  private var rowsAfterValue = -1L
+  private var ttlValue: Option[TtlRecord] = None
+
+  /** The file's format version (see [[Changelog.FormatVersion]]). */
+  def formatVersion: Int = format
+
+  /** Total rows of the store after this version; valid once every record was read. */
+  def rowsAfter: Long = { require(finished, "read every record first"); rowsAfterValue }
+
+  /** The version's TTL record (None in format 1); valid once every record was read. */
+  def ttl: Option[TtlRecord] = { require(finished, "read every record first"); ttlValue }
+
+  /** The next record, or None after the end marker (whose checksum is verified then). */
+  def next(): Option[Record] =
+    if (finished) None
+    else guarded {
+      data.read() match {
+        case -1 => truncated()
+        case OpPut =>
+          val key = readBytes("key")
+          val value = readBytes("value")
+          records += 1
+          Some(Put(key, value))
+        case OpDelete =>
+          records += 1
+          Some(Delete(readBytes("key")))
+        case OpEnd =>
+          rowsAfterValue = data.readLong()
+          val declared = data.readLong()
+          val ttlJson = if (format >= 2) Some(new String(readBytes("TTL record"), StandardCharsets.UTF_8)) else None
+          val expected = crc.getValue.toInt
+          val stored = readTrailerInt()
+          if (declared != records) corrupted(s"declares $declared records, holds $records")
+          if (stored != expected) corrupted("checksum mismatch")
+          // The codec's own end block follows ours; a file cut inside it must not pass as whole.
+          if (data.read() != -1) corrupted("data after the end marker")
+          ttlValue = ttlJson.map { j =>
+            try TtlRecord.fromJson(j)
+            catch { case NonFatal(e) => corrupted(s"unreadable TTL record: ${e.getMessage}") }
+          }
+          finished = true
+          None
+        case op => corrupted(s"unknown record type $op")
+      }
+    }
+
+  /** Reads the whole file (used by tests and tools). */
+  def readAll(): Seq[Record] = Iterator.continually(next()).takeWhile(_.isDefined).flatten.toSeq
+
+  override def close(): Unit = data.close()
+
+  private def guarded[T](body: => T): T =
+    try body
+    catch {
+      case _: EOFException => truncated()
+      case e: TtlStoreException => throw e
+      case e: IOException => corrupted(e.getMessage)
+    }
+
+  private def readTrailerInt(): Int = {
+    // The checksum itself is not part of what it covers: read it around the checked stream.
+    val b = new Array[Byte](4)
+    data.readFully(b)
+    Bytes.readInt(b, 0)
+  }
+
+  private def readBytes(what: String): Array[Byte] = {
+    val length = data.readInt()
+    if (length < 0 || length > (1 << 30)) corrupted(s"impossible $what length $length")
+    val bytes = new Array[Byte](length)
+    data.readFully(bytes)
+    bytes
+  }
+
+  private def readFully(in: InputStream, n: Int, what: String): Array[Byte] = {
+    val bytes = new Array[Byte](n)
+    var read = 0
+    while (read < n) {
+      val r = in.read(bytes, read, n - read)
+      if (r < 0) truncated()
+      read += r
+    }
+    bytes
+  }
+
+  private def truncated(): Nothing = throw TtlStoreErrors.changelogTruncated(file, version)
+  private def corrupted(detail: String): Nothing =
+    throw TtlStoreErrors.changelogCorrupted(file, version, detail)
+}

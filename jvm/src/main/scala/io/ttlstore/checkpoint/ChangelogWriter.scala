@@ -1,0 +1,51 @@
+package io.ttlstore.checkpoint
+
+import java.io.{BufferedOutputStream, DataOutputStream}
+import java.nio.charset.StandardCharsets
+import java.util.zip.{CheckedOutputStream, CRC32C}
+
+/** Writes one changelog; `commit` makes it visible atomically, `cancel` leaves nothing behind. */
+final class ChangelogWriter(out: AtomicOutput, codecName: String) {
+  import Changelog._
+
+  private val crc = new CRC32C()
+  private val data: DataOutputStream = {
+    out.stream.write(Magic)
+    out.stream.write(FormatVersion)
+    val name = Compression.shortName(codecName).getBytes(StandardCharsets.US_ASCII)
+    out.stream.write(name.length)
+    out.stream.write(name)
+    new DataOutputStream(new BufferedOutputStream(
+        new CheckedOutputStream(Compression.codec(codecName).compressedOutputStream(out.stream), crc), 64 * 1024))
+  }
+  private var records = 0L
+
+  def put(key: Array[Byte], value: Array[Byte]): Unit = {
+    data.writeByte(OpPut)
+    data.writeInt(key.length); data.write(key)
+    data.writeInt(value.length); data.write(value)
+    records += 1
+  }
+
+  def delete(key: Array[Byte]): Unit = {
+    data.writeByte(OpDelete)
+    data.writeInt(key.length); data.write(key)
+    records += 1
+  }
+
+  /** Seals the file with the row count and TTL record after this version; returns the bytes written. */
+  def commit(rowsAfter: Long, ttl: TtlRecord): Long = {
+    data.writeByte(OpEnd)
+    data.writeLong(rowsAfter)
+    data.writeLong(records)
+    val json = ttl.toJson.getBytes(StandardCharsets.UTF_8)
+    data.writeInt(json.length)
+    data.write(json)
+    data.flush()
+    data.writeInt(crc.getValue.toInt)
+    data.close() // closes the atomic stream, which renames the file into place
+    out.committedSize()
+  }
+
+  def cancel(): Unit = out.cancel()
+}

@@ -1,0 +1,210 @@
+package io.ttlstore.checkpoint
+
+import java.io._
+import java.nio.file.Files
+import java.util.UUID
+import java.util.zip.{ZipEntry, ZipInputStream, ZipOutputStream}
+
+import scala.collection.immutable.SortedSet
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
+import org.json4s.{DefaultFormats, Formats}
+import org.json4s.jackson.Serialization
+
+import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+
+/**
+ * ttlstore's files in one store's checkpoint directory, all below `ttlstore/` so they never collide
+ * with the files of Spark's HDFS (`<v>.delta`, `<v>.snapshot`) or RocksDB providers (`<v>.zip`,
+ * `<v>.changelog`, `SSTs/`, `logs/`):
+ * {{{
+ *   <checkpoint>/state/<operatorId>/<partitionId>[/<storeName>]/ttlstore/
+ *       <v>.changelog            changes of version v ([[Changelog]])
+ *       <v>.snapshot             zip: manifest.json + the DB's small files (MANIFEST, OPTIONS, CURRENT)
+ *       sst/<n>-<uuid>.sst       SST files, uploaded once, shared by later snapshots
+ * }}}
+ * Everything goes through Spark's CheckpointFileManager, so any HDFS-compatible store works.
+ */
+final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
+  import CheckpointFiles._
+
+  val root: Path = new Path(storeDir, DirName)
+  val sstDir: Path = new Path(root, "sst")
+  private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
+  @volatile private var dirsCreated = false
+  private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
+
+  /** The record of the Spark provider state this store adopted, if any ([[AdoptionRecord]]). */
+  lazy val adoption = new AdoptionFile(root, hadoopConf)
+
+  def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
+  def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")
+  def sstPath(dfsName: String): Path = new Path(sstDir, dfsName)
+
+  def listing(): Listing = {
+    val statuses = if (fm.exists(root)) fm.list(root).toSeq else Nil
+    def versions(suffix: String): Seq[(Long, FileStatus)] = statuses.flatMap { s =>
+      val n = s.getPath.getName
+      if (n.endsWith(suffix)) n.stripSuffix(suffix).toLongOption.map(_ -> s) else None
+    }
+    val snapshots = versions(".snapshot")
+    Listing(SortedSet(versions(".changelog").map(_._1): _*), SortedSet(snapshots.map(_._1): _*),
+      snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap)
+  }
+
+  def createAtomic(path: Path): AtomicOutput = {
+    ensureDirs()
+    new AtomicOutput(fm.createAtomic(path, overwriteIfPossible = true))
+  }
+
+  def openChangelog(version: Long): ChangelogReader = {
+    val path = changelogPath(version)
+    val in =
+      try fm.open(path)
+      catch {
+        case _: FileNotFoundException =>
+          throw TtlStoreErrors.changelogMissing(path.toString, version)
+      }
+    new ChangelogReader(path.toString, version, in)
+  }
+
+  /**
+   * Uploads the local checkpoint in `localDir` as the snapshot of `version`. SSTs already in
+   * `uploaded` (same local name and size) are reused, the others are uploaded under new unique
+   * names. Returns the manifest and the bytes uploaded.
+   */
+  def writeSnapshot(version: Long, numRows: Long, ttl: Option[TtlRecord], localDir: File,
+      uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
+    ensureDirs()
+    val files = Option(localDir.listFiles()).getOrElse(Array.empty[File]).sortBy(_.getName).toSeq
+    val (ssts, others) = files.partition(_.getName.endsWith(".sst"))
+    var bytes = 0L
+    val sstFiles = ssts.map { f =>
+      uploaded.get(f.getName).filter(_.sizeBytes == f.length()).getOrElse {
+        val dfsName = s"${f.getName.stripSuffix(".sst")}-${UUID.randomUUID()}.sst"
+        val crc = copyToCheckpoint(f, sstPath(dfsName))
+        bytes += f.length()
+        SstFile(f.getName, dfsName, f.length(), crc)
+      }
+    }
+    val manifest = SnapshotManifest(FormatVersion, version, numRows, sstFiles,
+      System.currentTimeMillis(), ttl)
+    val out = createAtomic(snapshotPath(version))
+    try {
+      val zip = new ZipOutputStream(out.stream)
+      zip.putNextEntry(new ZipEntry(ManifestEntry))
+      zip.write(Serialization.write(manifest).getBytes("UTF-8"))
+      zip.closeEntry()
+      others.foreach { f =>
+        zip.putNextEntry(new ZipEntry(DbEntryPrefix + f.getName))
+        Files.copy(f.toPath, zip)
+        zip.closeEntry()
+      }
+      zip.close()
+    } catch {
+      case NonFatal(e) => out.cancel(); throw e
+    }
+    (manifest, bytes + out.committedSize())
+  }
+
+  /** Reads only the manifest of the snapshot of `version`. */
+  def readManifest(version: Long): SnapshotManifest =
+    readSnapshot(version, entry => if (entry == ManifestEntry) None else Some(null))
+
+  /**
+   * The manifest of the snapshot of `version` as listed with `stamp`, read once per stamp:
+   * maintenance asks for the same retained snapshots on every run. Entries of snapshots that are
+   * no longer listed are dropped.
+   */
+  def manifest(version: Long, stamp: FileStamp, listed: Listing): SnapshotManifest = {
+    manifests.keySet.removeIf(k => !listed.snapshotStamps.get(k._1).contains(k._2))
+    manifests.computeIfAbsent((version, stamp), _ => readManifest(version))
+  }
+
+  /** Restores the snapshot of `version` into the empty directory `targetDir`. */
+  def downloadSnapshot(version: Long, targetDir: File): SnapshotManifest = {
+    val manifest = readSnapshot(version, entry => Some(new File(targetDir, entry.stripPrefix(DbEntryPrefix))))
+    manifest.sstFiles.foreach { sst =>
+      val path = sstPath(sst.dfsName)
+      val target = new File(targetDir, sst.localName)
+      val in =
+        try fm.open(path)
+        catch { case _: FileNotFoundException => throw TtlStoreErrors.sstMissing(path.toString, version) }
+      val out = new FileOutputStream(target)
+      val (size, crc) =
+        try Streams.copyWithCrc(in, out)
+        finally out.close()
+      if (size != sst.sizeBytes) {
+        throw TtlStoreErrors.sstCorrupted(path.toString, version,
+          s"$size bytes where the snapshot recorded ${sst.sizeBytes}")
+      }
+      if (crc != sst.crc32c) throw TtlStoreErrors.sstCorrupted(path.toString, version, "checksum mismatch")
+    }
+    manifest
+  }
+
+  def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil
+
+  def delete(path: Path): Unit = fm.delete(path)
+
+  /** Reads a snapshot zip; `target(entry)` says where a DB file goes (None: stop after manifest). */
+  private def readSnapshot(version: Long, target: String => Option[File]): SnapshotManifest = {
+    val path = snapshotPath(version)
+    val in =
+      try fm.open(path)
+      catch {
+        case _: FileNotFoundException =>
+          throw TtlStoreErrors.snapshotCorrupted(path.toString, version, "file missing")
+      }
+    var manifest: Option[SnapshotManifest] = None
+    try {
+      val zip = new ZipInputStream(new BufferedInputStream(in))
+      var entry = zip.getNextEntry
+      var done = false
+      while (entry != null && !done) {
+        if (entry.getName == ManifestEntry) {
+          val m = Serialization.read[SnapshotManifest](new String(zip.readAllBytes(), "UTF-8"))
+          if (m.formatVersion > FormatVersion) {
+            throw TtlStoreErrors.formatTooNew(path.toString, m.formatVersion, FormatVersion)
+          }
+          manifest = Some(m)
+          done = target(entry.getName).isEmpty
+        } else {
+          target(entry.getName).foreach(f => Files.copy(zip, f.toPath))
+        }
+        if (!done) entry = zip.getNextEntry
+      }
+    } catch {
+      case e: TtlStoreException => throw e
+      case NonFatal(e) => throw TtlStoreErrors.snapshotCorrupted(path.toString, version, e.toString)
+    } finally in.close()
+    manifest.getOrElse(throw TtlStoreErrors.snapshotCorrupted(path.toString, version, "no manifest"))
+  }
+
+  private def copyToCheckpoint(local: File, path: Path): Long = {
+    val out = createAtomic(path)
+    val crc =
+      try Streams.copyWithCrc(new FileInputStream(local), out.stream)._2
+      catch { case NonFatal(e) => out.cancel(); throw e }
+    out.stream.close() // publishes the file: only after the whole copy succeeded
+    crc
+  }
+
+  private def ensureDirs(): Unit = if (!dirsCreated) {
+    fm.mkdirs(sstDir)
+    dirsCreated = true
+  }
+}
+
+object CheckpointFiles {
+  val DirName = "ttlstore"
+
+  /** The checkpoint format version written into every changelog header and snapshot manifest. */
+  val FormatVersion: Int = Changelog.FormatVersion
+  private val ManifestEntry = "manifest.json"
+  private val DbEntryPrefix = "db/"
+  private implicit val formats: Formats = DefaultFormats
+}

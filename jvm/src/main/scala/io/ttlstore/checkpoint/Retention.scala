@@ -1,0 +1,52 @@
+package io.ttlstore.checkpoint
+
+/**
+ * Which checkpoint files a store may delete. Pure: it sees a listing, decides, and does no I/O.
+ *
+ * Spark's `minBatchesToRetain` means: the latest `n` versions must stay loadable. Loading a version
+ * needs the newest snapshot at or below it and every changelog after that snapshot. So the oldest
+ * version to keep, `latest - n + 1`, fixes a base snapshot (or the empty state, version 0), and
+ * everything strictly older than that base can go. The base's own changelog is kept: it is small,
+ * and it lets the change feed start at the base.
+ */
+object Retention {
+
+  final case class Plan(
+      keepFrom: Long,
+      baseSnapshot: Long,
+      deleteChangelogs: Seq[Long],
+      deleteSnapshots: Seq[Long])
+
+  def plan(listing: Listing, minVersionsToRetain: Int): Option[Plan] =
+    listing.latest.map { latest =>
+      val keepFrom = math.max(1L, latest - math.max(minVersionsToRetain, 1) + 1)
+      val base = VersionChain.of(keepFrom, listing.snapshots).base
+      Plan(
+        keepFrom = keepFrom,
+        baseSnapshot = base,
+        deleteChangelogs = listing.changelogs.rangeUntil(base).toSeq,
+        deleteSnapshots = listing.snapshots.rangeUntil(base).toSeq)
+    }
+
+  /**
+   * True once the files of the Spark provider state a store adopted (at `adoptedVersion`) are needed
+   * by no retained version: every retained version then builds on a ttlstore snapshot newer than it.
+   */
+  def adoptedFilesDeletable(plan: Plan, adoptedVersion: Option[Long]): Boolean =
+    adoptedVersion.exists(a => plan.baseSnapshot > a)
+
+  /**
+   * SST files to delete: those no retained snapshot references and that are older than the oldest
+   * retained snapshot, so that the files of a snapshot being uploaded right now (whose manifest
+   * does not exist yet) are never taken.
+   */
+  def orphanSsts(
+      sstFiles: Seq[(String, Long)],
+      referenced: Set[String],
+      oldestRetainedSnapshotTime: Option[Long]): Seq[String] =
+    oldestRetainedSnapshotTime match {
+      case None => Nil
+      case Some(cutoff) =>
+        sstFiles.collect { case (name, mtime) if !referenced(name) && mtime < cutoff => name }
+    }
+}

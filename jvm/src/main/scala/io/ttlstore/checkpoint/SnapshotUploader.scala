@@ -1,0 +1,82 @@
+package io.ttlstore.checkpoint
+
+import java.io.File
+
+import org.apache.commons.io.FileUtils
+
+/**
+ * Snapshots waiting for upload, and the SST files already in the checkpoint.
+ *
+ * A commit that is due for a snapshot takes a local RocksDB checkpoint (hard links, cheap) and
+ * offers it here; background maintenance uploads the newest one and drops older ones. SSTs that
+ * an earlier snapshot of the same DB lineage uploaded are referenced again, not copied. When the
+ * local DB is restored from the checkpoint, its lineage changes: RocksDB may reuse file numbers for
+ * other contents, so the mapping is reset to exactly the restored snapshot's files.
+ */
+final class SnapshotUploader(files: CheckpointFiles) {
+  import SnapshotUploader._
+
+  private var lineage = 0L
+  private var uploaded = Map.empty[String, SstFile]
+  private var pending: Option[Pending] = None
+  private var uploads = Upload.None
+  def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
+    lineage += 1
+    uploaded = restored.map(m => m.sstFiles.map(f => f.localName -> f).toMap).getOrElse(Map.empty)
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = None
+  }
+
+  def offer(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = Some(Pending(version, numRows, ttl, dir, lineage))
+  }
+
+  /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
+  def uploadPending(): Option[Upload] = {
+    val job = synchronized {
+      val p = pending
+      pending = None
+      p.map(j => (j, uploaded))
+    }
+    job.map { case (p, known) =>
+      val start = System.nanoTime()
+      try {
+        val (manifest, bytes) = files.writeSnapshot(p.version, p.numRows, p.ttl, p.dir, known)
+        synchronized {
+          if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
+        }
+        val upload = Upload(p.version, 1L, bytes, (System.nanoTime() - start) / 1000000L)
+        synchronized { uploads = uploads + upload }
+        upload
+      } finally FileUtils.deleteQuietly(p.dir)
+    }
+  }
+
+  /** The uploads finished since the previous call, summed (a commit reports them in its metrics). */
+  def takeUploads(): Upload = synchronized {
+    val done = uploads
+    uploads = Upload.None
+    done
+  }
+
+  def discardPending(): Unit = synchronized {
+    pending.foreach(p => FileUtils.deleteQuietly(p.dir))
+    pending = None
+  }
+}
+
+object SnapshotUploader {
+  private final case class Pending(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File,
+      lineage: Long)
+
+  /** Snapshot uploads: one (`version`), or a sum of `count` of them (`version` the newest). */
+  final case class Upload(version: Long, count: Long, bytes: Long, latencyMs: Long) {
+    def +(other: Upload): Upload =
+      Upload(math.max(version, other.version), count + other.count, bytes + other.bytes, latencyMs + other.latencyMs)
+  }
+
+  object Upload {
+    val None: Upload = Upload(0L, 0L, 0L, 0L)
+  }
+}

@@ -1,0 +1,64 @@
+package io.ttlstore.checkpoint
+
+import org.json4s.{DefaultFormats, Formats}
+import org.json4s.jackson.Serialization
+
+import io.ttlstore.ttl.{StateVisibility, TimeCharacteristic, TimestampHistogram, TtlPolicy, UpdateType}
+
+/**
+ * What a committed version records about time, in its changelog's end record and its snapshot's
+ * manifest: the TTL settings in force when it was written, the stream time (event time), and the
+ * histogram of the stored rows' timestamps. `ttlstore`'s own settings are not pinned by Spark's
+ * offset log, so this is how a restart, a retry or a reader learns what the data meant.
+ *
+ * {{{
+ *   {"ttlMs":600000,"updateType":"OnCreateAndWrite","stateVisibility":"NeverReturnExpired",
+ *    "timeCharacteristic":"ProcessingTime","eventTimeColumn":null,"streamTimeMs":null,
+ *    "histogramGranularityMs":1,"histogram":[[1763800000000,42],[1763800001000,7]],
+ *    "countedFromMs":1763799400000,"nowMs":1763800001000}
+ * }}}
+ */
+final case class TtlRecord(
+    ttlMs: Long,
+    updateType: String,
+    stateVisibility: String,
+    timeCharacteristic: String,
+    eventTimeColumn: Option[String],
+    streamTimeMs: Option[Long],
+    histogramGranularityMs: Long,
+    histogram: List[List[Long]],
+    /** Rows stamped earlier are expired and no longer counted (native filter); None: all count. */
+    countedFromMs: Option[Long] = None,
+    /** The "now" the version was written with (processing time), so readers judge as it did. */
+    nowMs: Option[Long] = None,
+    /** Rows still in the legacy family (an adopted checkpoint's rows not yet upgraded). */
+    legacyRows: Option[Long] = None) {
+
+  def timeCharacteristicValue: Option[TimeCharacteristic] =
+    TtlPolicy.named(TimeCharacteristic.all)(timeCharacteristic)
+
+  /** The policy recorded, or None if this ttlstore does not know one of its names. */
+  def policy: Option[TtlPolicy] = for {
+    u <- TtlPolicy.named(UpdateType.all)(updateType)
+    v <- TtlPolicy.named(StateVisibility.all)(stateVisibility)
+    t <- timeCharacteristicValue
+  } yield TtlPolicy(ttlMs, u, v, t, eventTimeColumn)
+
+  def timestamps: TimestampHistogram =
+    TimestampHistogram(histogramGranularityMs, histogram.collect { case b :: n :: Nil => (b, n) })
+
+  def toJson: String = Serialization.write(this)(TtlRecord.formats)
+}
+
+object TtlRecord {
+  private implicit val formats: Formats = DefaultFormats
+
+  def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram,
+      countedFromMs: Option[Long], nowMs: Option[Long], legacyRows: Option[Long]): TtlRecord =
+    TtlRecord(policy.ttlMs, policy.updateType.name, policy.visibility.name,
+      policy.timeCharacteristic.name, policy.eventTimeColumn, streamTimeMs,
+      histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList,
+      countedFromMs, nowMs, legacyRows)
+
+  def fromJson(json: String): TtlRecord = Serialization.read[TtlRecord](json)
+}

@@ -1,0 +1,63 @@
+package io.ttlstore.config
+
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.ttl.Named
+
+/**
+ * One setting: its name under [[ConfigKey.Prefix]], default, documentation and parser.
+ * A `scoped` setting may also be set per operator and per store of an operator (see [[ConfigScope]]).
+ */
+final case class ConfigKey[T](
+    name: String,
+    default: T,
+    doc: String,
+    allowed: String,
+    parse: String => Option[T],
+    scoped: Boolean = false) {
+
+  def key: String = ConfigKey.Prefix + name
+
+  def defaultText: String = (default: Any) match {
+    case s: String if s.isEmpty => "(unset)"
+    case None => "(unset)"
+    case Some(v) => String.valueOf(v)
+    case n: Named => n.name
+    case other => String.valueOf(other)
+  }
+
+  /** The value set in `confs`, or the default; a value that does not parse fails naming the key. */
+  def readFrom(confs: Map[String, String]): T = confs.get(key) match {
+    case None => default
+    case Some(raw) => parseAt(key, raw)
+  }
+
+  /** The value for a store: the most specific of store, operator and global settings wins. */
+  def resolve(confs: Map[String, String], scope: StoreScope): Resolved[T] =
+    candidates(scope).collectFirst {
+      case k if confs.contains(k) => Resolved(parseAt(k, confs(k)), Some(k))
+    }.getOrElse(Resolved(default, None))
+
+  /** The keys that may set this setting for `scope`, most specific first (see [[ConfigScope]]). */
+  def candidates(scope: StoreScope): Seq[String] =
+    if (!scoped) Seq(key)
+    else Seq(
+      s"${ConfigKey.Prefix}operator.${scope.operatorId}.store.${scope.storeName}.$name",
+      s"${ConfigKey.Prefix}operator.${scope.operatorId}.$name",
+      key)
+
+  def parseAt(fullKey: String, raw: String): T =
+    parse(raw.trim).getOrElse(throw TtlStoreErrors.invalidConfig(fullKey, raw, allowed))
+}
+
+object ConfigKey {
+
+  /**
+   * Spark passes a provider every explicitly set session conf that starts with
+   * `spark.sql.streaming.stateStore.`; ours live one level below, so a typo in one of them is
+   * caught instead of being ignored.
+   */
+  val Prefix = "spark.sql.streaming.stateStore.ttlstore."
+}
+
+/** A resolved value and the key that set it (None: the default). */
+final case class Resolved[T](value: T, setBy: Option[String])

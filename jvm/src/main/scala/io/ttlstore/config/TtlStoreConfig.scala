@@ -1,0 +1,180 @@
+package io.ttlstore.config
+
+import java.util.Locale
+
+import io.ttlstore.ttl.{Durations, LegacyRowTimestamp, Named, StateVisibility, TimeCharacteristic, TtlPolicy, UpdateType}
+
+/**
+ * The table of ttlstore's settings. Spark passes a provider every explicitly set session conf that
+ * starts with `spark.sql.streaming.stateStore.`; ours live one level below, so a typo in one of
+ * them is caught here instead of being ignored.
+ */
+object TtlStoreConfig {
+  val Prefix: String = ConfigKey.Prefix
+
+  private def longIn(min: Long, max: Long)(s: String): Option[Long] =
+    s.toLongOption.filter(v => v >= min && v <= max)
+
+  private def intIn(min: Int, max: Int)(s: String): Option[Int] = longIn(min, max)(s).map(_.toInt)
+
+  private def oneOf(values: String*)(s: String): Option[String] =
+    values.find(_.equalsIgnoreCase(s))
+
+  private def boolean(s: String): Option[Boolean] = s.toLowerCase(Locale.ROOT).toBooleanOption
+
+  val LocalDir: ConfigKey[String] = ConfigKey(
+    "localDir", "",
+    "Local directory for the working copies of the RocksDB instances. Unset: Spark's local " +
+      "directories (spark.local.dir), or the JVM's temporary directory outside Spark.",
+    "a directory path",
+    s => Some(s))
+
+  val BlockCacheSizeMb: ConfigKey[Long] = ConfigKey(
+    "blockCacheSizeMB", 64L,
+    "Size of the block cache shared by all ttlstore RocksDB instances of one executor, in MiB. " +
+      "The first store opened in an executor sets it.",
+    "a whole number of MiB from 0 to 1048576",
+    longIn(0, 1L << 20))
+
+  val WriteBufferSizeMb: ConfigKey[Int] = ConfigKey(
+    "writeBufferSizeMB", 16,
+    "Size of one RocksDB memtable per store, in MiB.",
+    "a whole number of MiB from 1 to 1024",
+    intIn(1, 1024))
+
+  val BloomFilterBitsPerKey: ConfigKey[Int] = ConfigKey(
+    "bloomFilterBitsPerKey", 10,
+    "Bits per key of the SST files' Bloom filters; they make lookups of absent keys (new " +
+      "keys, duplicates checks) cheap. 0 turns the filters off.",
+    "a whole number from 0 to 64",
+    intIn(0, 64))
+
+  val SstCompression: ConfigKey[String] = ConfigKey(
+    "sstCompression", "lz4",
+    "Compression of the RocksDB data files (SST): lz4, zstd, snappy or none.",
+    "one of lz4, zstd, snappy, none",
+    s => oneOf("lz4", "zstd", "snappy", "none")(s).map(_.toLowerCase(Locale.ROOT)))
+
+  val KnownKeysCapacity: ConfigKey[Int] = ConfigKey(
+    "knownKeysCapacity", 100000,
+    "Keys per store whose existence one batch remembers from its reads, so that writing a key " +
+      "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 100 bytes " +
+      "each). 0 turns it off.",
+    "a whole number from 0 to 10000000",
+    intIn(0, 10000000))
+
+  val Ttl: ConfigKey[Long] = ConfigKey(
+    "ttl", 0L,
+    "Time to live of a state row: it expires once this much time has passed since it was " +
+      "written (or, with updateType OnReadAndWrite, last read). 0 or unset: TTL off.",
+    Durations.allowed,
+    Durations.parseMillis,
+    scoped = true)
+
+  /** A scoped setting whose value is one of an enum's names (matched case-insensitively). */
+  private def enumKey[T <: Named](name: String, values: Seq[T], doc: String): ConfigKey[T] =
+    ConfigKey(name, values.head, doc, values.map(_.name).mkString("one of ", ", ", ""),
+      TtlPolicy.named(values), scoped = true)
+
+  val UpdateTypeKey: ConfigKey[UpdateType] = enumKey("updateType", UpdateType.all,
+    "OnCreateAndWrite: a write renews a row's timestamp. OnReadAndWrite: point reads " +
+      "(get, keyExists, prefix scans) in the query's write stores renew it too.")
+
+  val StateVisibilityKey: ConfigKey[StateVisibility] = enumKey("stateVisibility", StateVisibility.all,
+    "NeverReturnExpired: an expired row is invisible to every read and removed when accessed. " +
+      "ReturnExpiredIfNotCleanedUp: it is returned until the sweep removes it.")
+
+  val TimeCharacteristicKey: ConfigKey[TimeCharacteristic] = enumKey("timeCharacteristic",
+    TimeCharacteristic.all,
+    "ProcessingTime: rows are stamped with the wall clock, taken once per batch. EventTime: " +
+      "rows are stamped with eventTimeColumn, and now is the largest event time the store has " +
+      "seen (stream time), recorded with each version. Fixed for a checkpoint once it has rows.")
+
+  val EventTimeColumnKey: ConfigKey[Option[String]] = ConfigKey(
+    "eventTimeColumn", None,
+    "With EventTime: the timestamp or long (epoch milliseconds) field of the state's key or " +
+      "value row that stamps a row; a path such as window.end. The key is searched first.",
+    "a field path such as eventTime or window.end",
+    s => Some(s).filter(p => p.nonEmpty && p.split('.').forall(_.nonEmpty)).map(Some(_)),
+    scoped = true)
+
+  val AllowTtlOnStreamStreamJoin: ConfigKey[Boolean] = ConfigKey(
+    "allowTtlOnStreamStreamJoin", false,
+    "Stream-stream joins keep a count store and an index store per side that must agree; TTL " +
+      "expires rows of each independently, which can make a join fail or lose matches. ttlstore " +
+      "refuses TTL on a join unless this is true (you accept those risks).",
+    "true or false",
+    boolean,
+    scoped = true)
+
+  val SweepRowsPerCommit: ConfigKey[Int] = ConfigKey(
+    "sweepRowsPerCommit", 100000,
+    "Rows the incremental sweep examines per store and commit, resuming where it stopped, when " +
+      "some row may be expired; expired ones are removed. 0 turns the sweep off (expired rows " +
+      "are then removed on access and before snapshots). Stores that use the native filter do " +
+      "not sweep.",
+    "a whole number from 0 to 100000000",
+    intIn(0, 100000000))
+
+  val NativeFilterEnabled: ConfigKey[NativeFilterMode] = ConfigKey(
+    "nativeFilter.enabled", NativeFilterMode.Auto,
+    "Whether stores with TTL give RocksDB ttlstore's native compaction filter, which drops " +
+      "expired rows while RocksDB compacts (then the JVM sweep does not run). auto: when the " +
+      "library loads for this platform, else one warning and the JVM sweep. true: a store fails " +
+      "to start without it. false: the JVM sweep only.",
+    "one of auto, true, false",
+    TtlPolicy.named(NativeFilterMode.all))
+
+  val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
+    "nativeFilter.periodicCompaction", None,
+    "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
+      "old, so that expired rows in files no compaction touches still leave the disk. Unset: " +
+      "twice the TTL, at least 1 hour and at most 30 days. 0: off.",
+    Durations.allowed,
+    s => Durations.parseMillis(s).map(Some(_)))
+
+  val CompactExpiredShare: ConfigKey[Double] = ConfigKey(
+    "nativeFilter.compactExpiredShare", 0.5,
+    "With the native filter: when the rows that expired since a store's last full compaction " +
+      "reach this share of its stored rows (and at least 1000 rows), the commit asks RocksDB to " +
+      "compact the store's files in the background. 0: never.",
+    "a number from 0 to 1",
+    s => s.toDoubleOption.filter(v => v >= 0 && v <= 1))
+
+  val LegacyRowTimestampKey: ConfigKey[LegacyRowTimestamp] = ConfigKey(
+    "legacyRowTimestamp", LegacyRowTimestamp.Migration,
+    "The timestamp TTL judges the rows of an adopted checkpoint by (rows written by Spark's own " +
+      "provider, which have none) until they are rewritten. migration: the time of the first " +
+      "load after the migration, so nothing expires at once (in event time: unknown). unknown: " +
+      "never expires until rewritten. expired: already expired.",
+    "one of migration, unknown, expired",
+    TtlPolicy.named(LegacyRowTimestamp.all))
+
+  val UpgradeRowsPerCommit: ConfigKey[Int] = ConfigKey(
+    "upgradeRowsPerCommit", 10000,
+    "Legacy rows (of an adopted checkpoint) that each commit upgrades to the timestamped format, " +
+      "besides those reads and writes upgrade, so that upgrade mode ends even for keys never " +
+      "touched. 0: only on access.",
+    "a whole number from 0 to 100000000",
+    intIn(0, 100000000))
+
+  val TestingNativeFilterResource: ConfigKey[Option[String]] = ConfigKey(
+    "testing.nativeFilterResource", None,
+    "For tests only: the jar resource the native filter is loaded from instead of this " +
+      "platform's (a missing one simulates a platform without the library).",
+    "a resource path",
+    s => Some(Some(s)))
+
+  val TestingClockMs: ConfigKey[Option[Long]] = ConfigKey(
+    "testing.clockMs", None,
+    "For tests and demos only: the processing time, in epoch milliseconds, that every store of " +
+      "the query uses instead of the wall clock.",
+    "a whole number of epoch milliseconds",
+    s => s.toLongOption.map(Some(_)))
+
+  val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
+    BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
+    StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
+    SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
+    LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource)
+}

@@ -1,0 +1,80 @@
+package io.ttlstore.config
+
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.ttl.{LegacyRowTimestamp, TimeCharacteristic, TtlPolicy}
+
+/** The settings as parsed once at `init`; nothing else reads the raw configuration. */
+final case class TtlStoreSettings(
+    localDir: Option[String],
+    blockCacheSizeMb: Long,
+    writeBufferSizeMb: Int,
+    bloomFilterBitsPerKey: Int,
+    sstCompression: String,
+    knownKeysCapacity: Int,
+    ttl: TtlPolicy = TtlPolicy.Off,
+    allowTtlOnStreamStreamJoin: Boolean = false,
+    sweepRowsPerCommit: Int = TtlStoreConfig.SweepRowsPerCommit.default,
+    nativeFilter: NativeFilterMode = TtlStoreConfig.NativeFilterEnabled.default,
+    periodicCompactionMs: Option[Long] = None,
+    compactExpiredShare: Double = TtlStoreConfig.CompactExpiredShare.default,
+    legacyRowTimestamp: LegacyRowTimestamp = TtlStoreConfig.LegacyRowTimestampKey.default,
+    upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
+    testingClockMs: Option[Long] = None,
+    testingNativeFilterResource: Option[String] = None) {
+
+  /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
+  def periodicCompactionSeconds: Long = periodicCompactionMs match {
+    case Some(ms) => math.max(ms / 1000, if (ms > 0) 1L else 0L)
+    case None => TtlStoreSettings.derivedPeriodicCompactionSeconds(ttl.ttlMs)
+  }
+}
+
+object TtlStoreSettings {
+  import TtlStoreConfig._
+
+  private val Hour = 3600L
+  private val ThirtyDays = 30L * 24 * Hour
+
+  /** Unset periodic compaction: twice the TTL, within [1 hour, 30 days] (0 with TTL off). */
+  def derivedPeriodicCompactionSeconds(ttlMs: Long): Long =
+    if (ttlMs <= 0) 0L
+    else math.min(math.max(ttlMs / 1000 * 2, Hour), ThirtyDays)
+
+  /** Parses the explicitly set confs for one store; unknown keys under our prefix are errors. */
+  def parse(sqlConfs: Map[String, String], scope: StoreScope = StoreScope.Default): TtlStoreSettings = {
+    ConfigScope.checkKeys(sqlConfs)
+    TtlStoreSettings(
+      localDir = Some(LocalDir.readFrom(sqlConfs)).filter(_.nonEmpty),
+      blockCacheSizeMb = BlockCacheSizeMb.readFrom(sqlConfs),
+      writeBufferSizeMb = WriteBufferSizeMb.readFrom(sqlConfs),
+      bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
+      sstCompression = SstCompression.readFrom(sqlConfs),
+      knownKeysCapacity = KnownKeysCapacity.readFrom(sqlConfs),
+      ttl = ttlPolicy(sqlConfs, scope),
+      allowTtlOnStreamStreamJoin = AllowTtlOnStreamStreamJoin.resolve(sqlConfs, scope).value,
+      sweepRowsPerCommit = SweepRowsPerCommit.readFrom(sqlConfs),
+      nativeFilter = NativeFilterEnabled.readFrom(sqlConfs),
+      periodicCompactionMs = PeriodicCompaction.readFrom(sqlConfs),
+      compactExpiredShare = CompactExpiredShare.readFrom(sqlConfs),
+      legacyRowTimestamp = LegacyRowTimestampKey.readFrom(sqlConfs),
+      upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
+      testingClockMs = TestingClockMs.readFrom(sqlConfs),
+      testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs))
+  }
+
+  /** The TTL policy of one store; event time without a column fails naming the keys. */
+  def ttlPolicy(sqlConfs: Map[String, String], scope: StoreScope): TtlPolicy = {
+    val time = TimeCharacteristicKey.resolve(sqlConfs, scope)
+    val column = EventTimeColumnKey.resolve(sqlConfs, scope)
+    if (time.value == TimeCharacteristic.EventTime && column.value.isEmpty) {
+      throw TtlStoreErrors.eventTimeColumnMissing(time.setBy.getOrElse(TimeCharacteristicKey.key),
+        EventTimeColumnKey.candidates(scope).last)
+    }
+    TtlPolicy(
+      ttlMs = Ttl.resolve(sqlConfs, scope).value,
+      updateType = UpdateTypeKey.resolve(sqlConfs, scope).value,
+      visibility = StateVisibilityKey.resolve(sqlConfs, scope).value,
+      timeCharacteristic = time.value,
+      eventTimeColumn = column.value.filter(_ => time.value == TimeCharacteristic.EventTime))
+  }
+}

@@ -1,0 +1,195 @@
+package io.ttlstore.errors
+
+/** The one place that builds [[TtlStoreException]]s, so names and wording stay consistent. */
+object TtlStoreErrors {
+
+  private def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
+    new TtlStoreException(name, params.map { case (k, v) => k -> String.valueOf(v) }.toMap, message)
+
+  private def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(
+      message: String): TtlStoreException =
+    new TtlStoreException(
+      name, params.map { case (k, v) => k -> String.valueOf(v) }.toMap, message, cause)
+
+  def invalidConfig(key: String, value: String, allowed: String): TtlStoreException =
+    error("INVALID_CONFIG", "key" -> key, "value" -> value, "allowed" -> allowed)(
+      s"Invalid value '$value' for $key: expected $allowed. Fix the setting and restart the query.")
+
+  def unknownConfig(key: String, known: Seq[String], scoped: Seq[String]): TtlStoreException =
+    error("UNKNOWN_CONFIG", "key" -> key)(
+      s"Unknown setting $key. ttlstore's settings are: ${known.mkString(", ")}; these can also " +
+        s"be set per operator (operator.<id>.<name>) or store (operator.<id>.store.<store>.<name>): " +
+        s"${scoped.mkString(", ")}. Check the spelling (see docs/configuration.md).")
+
+  def eventTimeColumnMissing(timeKey: String, columnKey: String): TtlStoreException =
+    error("EVENT_TIME_COLUMN_MISSING", "key" -> timeKey)(
+      s"$timeKey is EventTime but no event time column is set: set $columnKey (or its operator/" +
+        "store-scoped form) to a timestamp or long field of the state, such as window.end.")
+
+  def eventTimeColumnInvalid(key: String, column: String, store: String, detail: String): TtlStoreException =
+    error("EVENT_TIME_COLUMN_INVALID", "key" -> key, "column" -> column, "store" -> store)(
+      s"$key names '$column', which cannot stamp the rows of $store: $detail. Name a timestamp " +
+        "or long (epoch milliseconds) field of the state's key or value, such as window.end.")
+
+  def ttlOnStreamStreamJoin(store: String, ttlKey: String, allowKey: String): TtlStoreException =
+    error("TTL_ON_STREAM_STREAM_JOIN", "store" -> store, "key" -> ttlKey)(
+      s"$ttlKey gives TTL to $store, a stream-stream join store. A join keeps a count store and " +
+        "an index store per side that must agree, and expiring their rows independently can fail " +
+        "the query or lose matches. Give the join operator no TTL (set " +
+        "operator.<id>.ttl to 0), bound the join's state with a watermark, or set " +
+        s"$allowKey=true to accept those risks (see docs/ttl.md).")
+
+  def unknownOperator(key: String, operatorId: Long, known: Seq[(Long, String)]): TtlStoreException =
+    error("UNKNOWN_OPERATOR", "key" -> key, "operatorId" -> operatorId)(
+      s"$key names stateful operator $operatorId, which this query does not have. Its stateful " +
+        s"operators are: ${if (known.isEmpty) "none" else known.map { case (i, n) => s"$i ($n)" }.mkString(", ")}. " +
+        "Fix the operator id (see the query's progress, stateOperators).")
+
+  def unknownStore(key: String, operatorId: Long, store: String, known: Seq[String]): TtlStoreException =
+    error("UNKNOWN_STORE", "key" -> key, "store" -> store)(
+      s"$key names store '$store' of operator $operatorId, which has the stores: " +
+        s"${known.mkString(", ")}. Fix the store name.")
+
+  def timeCharacteristicChanged(store: String, key: String, recorded: String, requested: String): TtlStoreException =
+    error("TIME_CHARACTERISTIC_CHANGED", "store" -> store, "key" -> key)(
+      s"The rows of $store are stamped in $recorded, but $key asks for $requested. Timestamps " +
+        s"of one kind cannot be judged by the other: set $key back to $recorded, or run the query " +
+        "from a new checkpoint.")
+
+  def nativeFilterUnavailable(store: String, key: String, problem: String): TtlStoreException =
+    error("NATIVE_FILTER_UNAVAILABLE", "store" -> store, "key" -> key, "problem" -> problem)(
+      s"$key is true but the native TTL compaction filter cannot be used for $store: $problem. " +
+        s"Use the ttlstore jar built for this platform, or set $key=auto to fall back to the JVM " +
+        "sweep.")
+
+  def unsupportedOperation(operation: String, why: String): TtlStoreException =
+    error("UNSUPPORTED_OPERATION", "operation" -> operation)(
+      s"ttlstore does not support $operation: $why")
+
+  def storeNotUpdating(operation: String, store: String, state: String): TtlStoreException =
+    error("STORE_NOT_UPDATING", "operation" -> operation, "store" -> store, "state" -> state)(
+      s"Cannot $operation on $store: the store is $state. " +
+        "A store version accepts changes only until it is committed, aborted or released.")
+
+  def readOnlyStore(operation: String, store: String): TtlStoreException =
+    error("READ_ONLY_STORE", "operation" -> operation, "store" -> store)(
+      s"Cannot $operation on $store: it was opened read-only.")
+
+  def versionNotFound(dir: String, version: Long, latest: Option[Long]): TtlStoreException =
+    error("STATE_VERSION_NOT_FOUND", "dir" -> dir, "version" -> version)(
+      s"Version $version of the state in $dir cannot be loaded: neither a snapshot nor the " +
+        s"changelogs that lead to it exist (latest committed version: " +
+        s"${latest.map(_.toString).getOrElse("none")}). The checkpoint is incomplete or was " +
+        "cleaned beyond spark.sql.streaming.minBatchesToRetain.")
+
+  def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
+    error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(
+      s"format(\"$source\") does not take the option $option: $why. Read it with " +
+        "format(\"statestore\"), Spark's own state reader, which works on ttlstore checkpoints too.")
+
+  def notTtlstoreState(checkpoint: String, source: String): TtlStoreException =
+    error("NOT_TTLSTORE_STATE", "checkpoint" -> checkpoint)(
+      s"The state in $checkpoint was not written by ttlstore (the provider pinned in its offset " +
+        s"log is another one), so format(\"$source\") has no timestamps to show. Read it with " +
+        "format(\"statestore\").")
+
+  def notACheckpoint(path: String, missing: String): TtlStoreException =
+    error("NOT_A_CHECKPOINT", "path" -> path)(
+      s"$path is not a streaming query's checkpoint, or not all of one: there is no $missing. " +
+        "Pass the directory given as the query's checkpointLocation.")
+
+  def legacyFileMissing(file: String, version: Long, wanted: Long): TtlStoreException =
+    error("LEGACY_FILE_MISSING", "file" -> file, "version" -> version)(
+      s"Version $wanted of the state written by Spark's provider needs $file, which is missing. " +
+        "Restore it from a backup of the checkpoint; ttlstore never deletes the files of the " +
+        "provider it adopted while a retained version needs them.")
+
+  def legacyFileCorrupted(file: String, version: Long, why: String): TtlStoreException =
+    error("LEGACY_FILE_CORRUPTED", "file" -> file, "version" -> version)(
+      s"$file (version $version, written by Spark's provider) cannot be read: $why. Restore it " +
+        "from a backup of the checkpoint, or check spark.sql.streaming.stateStore.compression.codec " +
+        "matches the codec the query wrote it with.")
+
+  def legacyKeyMalformed(why: String): TtlStoreException =
+    error("LEGACY_KEY_MALFORMED")(
+      s"A key written by Spark's RocksDB provider is not laid out as ttlstore reads it: $why.")
+
+  def adoptionRecordCorrupted(file: String, why: String): TtlStoreException =
+    error("ADOPTION_RECORD_CORRUPTED", "file" -> file)(
+      s"$file, ttlstore's record of the Spark provider state this store adopted, cannot be read: " +
+        s"$why. Restore it from a backup of the checkpoint.")
+
+  def unknownCodec(name: String, key: String): TtlStoreException =
+    error("UNKNOWN_CODEC", "codec" -> name)(
+      s"'$name' is not a compression codec ttlstore can read or write. Set $key to one of lz4, " +
+        "zstd, snappy, lzf (or the class name of one of Spark's codecs).")
+
+  /** Members Spark uses only for transformWithState and stream-stream join state formats 3/4. */
+  def unsupportedByClassicStores(what: String): TtlStoreException = unsupportedOperation(what,
+    "it is used only by transformWithState and stream-stream join state formats 3/4, which " +
+      "Spark 4.3 runs only on its own RocksDBStateStoreProvider.")
+
+  def snapshotNotFound(dir: String, version: Long, available: Seq[Long]): TtlStoreException =
+    error("SNAPSHOT_NOT_FOUND", "dir" -> dir, "version" -> version)(
+      s"There is no snapshot of version $version in $dir to replay from (snapshots: " +
+        s"${if (available.isEmpty) "none" else available.mkString(", ")}). Pick snapshotStartBatchId " +
+        "so that snapshotStartBatchId + 1 is one of them.")
+
+  def changelogMissing(file: String, version: Long): TtlStoreException =
+    error("CHANGELOG_MISSING", "file" -> file, "version" -> version)(
+      s"The changelog for version $version is missing: $file. The state cannot be rebuilt " +
+        "without it; restore the file or restart the query from a new checkpoint.")
+
+  def changelogTruncated(file: String, version: Long): TtlStoreException =
+    error("CHANGELOG_TRUNCATED", "file" -> file, "version" -> version)(
+      s"The changelog for version $version ends early: $file. It was cut short after it was " +
+        "committed; restore the file from a backup.")
+
+  def changelogCorrupted(file: String, version: Long, detail: String): TtlStoreException =
+    error("CHANGELOG_CORRUPTED", "file" -> file, "version" -> version)(
+      s"The changelog for version $version is corrupted ($detail): $file. " +
+        "Restore the file from a backup.")
+
+  def snapshotCorrupted(file: String, version: Long, detail: String): TtlStoreException =
+    error("SNAPSHOT_CORRUPTED", "file" -> file, "version" -> version)(
+      s"The snapshot of version $version is unreadable ($detail): $file. " +
+        "Restore the file from a backup.")
+
+  def sstMissing(file: String, version: Long): TtlStoreException =
+    error("SST_MISSING", "file" -> file, "version" -> version)(
+      s"The snapshot of version $version needs $file, which does not exist. " +
+        "Restore the file from a backup.")
+
+  def sstCorrupted(file: String, version: Long, detail: String): TtlStoreException =
+    error("SST_CORRUPTED", "file" -> file, "version" -> version)(
+      s"The snapshot of version $version needs $file, which is damaged ($detail). " +
+        "Restore the file from a backup.")
+
+  def formatTooNew(file: String, found: Int, supported: Int): TtlStoreException =
+    error("FORMAT_TOO_NEW", "file" -> file, "found" -> found, "supported" -> supported)(
+      s"$file was written in ttlstore format $found; this ttlstore reads formats up to " +
+        s"$supported. Upgrade ttlstore to read this checkpoint.")
+
+  def rocksDbFailure(store: String, operation: String, cause: Throwable): TtlStoreException =
+    errorWithCause("ROCKSDB_FAILURE", cause, "store" -> store, "operation" -> operation)(
+      s"RocksDB failed to $operation for $store: ${cause.getMessage}")
+
+  def commitFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
+    errorWithCause("COMMIT_FAILED", cause, "store" -> store, "version" -> version)(
+      s"Committing version $version of $store failed: ${cause.getMessage}")
+
+  /** A load that ran out of memory, as Spark's providers report it (the store's rows did not fit). */
+  def notEnoughMemoryToLoad(store: String, version: Long, cause: OutOfMemoryError): TtlStoreException =
+    errorWithCause("NOT_ENOUGH_MEMORY_TO_LOAD", cause, "store" -> store, "version" -> version)(
+      s"Not enough memory to load version $version of $store. Give the executors more memory " +
+        "(spark.executor.memory) or lower spark.sql.streaming.stateStore.ttlstore.blockCacheSizeMB " +
+        "and writeBufferSizeMB.")
+
+  def loadFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
+    cause match {
+      case e: TtlStoreException => e
+      case _ =>
+        errorWithCause("LOAD_FAILED", cause, "store" -> store, "version" -> version)(
+          s"Loading version $version of $store failed: ${cause.getMessage}")
+    }
+}

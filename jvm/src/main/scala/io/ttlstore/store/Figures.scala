@@ -1,0 +1,33 @@
+package io.ttlstore.store
+
+import io.ttlstore.checkpoint.SnapshotUploader
+
+/** How long the load of a version took and how many changelogs it replayed. */
+final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int)
+
+object LoadFigures {
+  val None: LoadFigures = LoadFigures(0L, 0)
+}
+
+/** What a commit did, and the snapshot uploads maintenance finished since the previous commit. */
+final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload)
+
+object CommitFigures {
+  val None: CommitFigures = CommitFigures(0L, 0L, SnapshotUploader.Upload.None)
+}
+
+/** Expired rows one version removed, by path, and rows the sweep examined. */
+final class ExpiryFigures {
+  var onAccess = 0L
+  var bySweep = 0L
+  var beforeSnapshot = 0L
+  var examined = 0L
+  var byFilter = 0L
+  var compactionsRequested = 0L
+}
+
+/** Legacy rows one version upgraded, by path. */
+final class UpgradeFigures {
+  var onAccess = 0L
+  var byCommit = 0L
+}

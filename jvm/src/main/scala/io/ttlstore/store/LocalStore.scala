@@ -1,0 +1,299 @@
+package io.ttlstore.store
+
+import java.io.File
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.FileUtils
+import org.apache.spark.internal.Logging
+
+import io.ttlstore.checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionChain}
+import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
+
+/**
+ * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
+ *
+ * Loading version v restores the newest snapshot at or below v (or starts empty) and replays the
+ * changelogs after it; when the local copy already holds a committed version between that snapshot
+ * and v, only the missing changelogs are replayed. After an abort the copy is no longer trusted and
+ * the next load restores it from the checkpoint.
+ */
+final class LocalStore(
+    storeName: String,
+    workDir: File,
+    settings: TtlStoreSettings,
+    files: CheckpointFiles,
+    snapshots: SnapshotUploader,
+    /** The native TTL filter for each DB this store opens; None: the JVM sweep removes expired rows. */
+    newFilter: () => Option[TtlCompactionFilter] = () => None,
+    /** Processing time, read once when a store adopts Spark's state (its `migration` stamp). */
+    clock: Clock = SystemClock,
+    /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
+    legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
+    /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
+    stateCodec: String = "lz4") extends AutoCloseable with Logging {
+
+  private val dbDir = new File(workDir, "db")
+  private val checkpointsDir = new File(workDir, "checkpoints")
+  @volatile private var handle: RocksDbHandle = _
+
+  /** The committed version the local DB holds; -1 when it holds nothing trustworthy. */
+  private var loadedVersion: Long = -1L
+  private var rows: Long = 0L
+
+  /** The newest version for which a snapshot exists or is queued for upload. */
+  private var lastSnapshotVersion: Long = 0L
+
+  /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
+  val knownKeys = new KnownKeys(settings.knownKeysCapacity)
+
+  /** The timestamps of the stored rows; changed in place by the store version being written. */
+  private var histogram = TimestampHistogram.empty()
+
+  /** The largest event time seen up to the loaded version; Long.MinValue before any. */
+  private var streamTimeMs = Long.MinValue
+  private var recordedTtl: Option[TtlRecord] = None
+
+  /** Rows stamped before this are not counted in numRows or the histogram (see [[TtlStore]]). */
+  private var countedFromMs = Long.MinValue
+
+  /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
+  private val upkeep = new FilterUpkeep
+
+  /** Held while maintenance compacts, and to close or replace the DB: never closed mid-compaction. */
+  private val dbLock = new Object
+
+  /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
+  private var sweepCursor: Option[Array[Byte]] = None
+
+  /**
+   * Where the bounded upgrade at commit resumes (None: at the first legacy key). Legacy rows only
+   * ever leave, so every row before it is gone. Not persisted.
+   */
+  private var upgradeCursor: Option[Array[Byte]] = None
+
+  /** Rows in the legacy family (an adopted checkpoint's rows not yet upgraded). */
+  private var legacyRowCount = 0L
+  private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
+
+  def db: RocksDbHandle = handle
+  def directory: File = workDir
+  def version: Long = loadedVersion
+  def numRows: Long = rows
+  def timestamps: TimestampHistogram = histogram
+  def streamTime: Long = streamTimeMs
+  def countedFrom: Long = countedFromMs
+  def legacyRows: Long = legacyRowCount
+  def adoption: Option[AdoptionRecord] = adoptions.current
+  def sweepResumesAt: Option[Array[Byte]] = sweepCursor
+  def upgradeResumesAt: Option[Array[Byte]] = upgradeCursor
+
+  /** The changelog of `version`, written atomically into the checkpoint when committed. */
+  def newChangelog(version: Long, codec: String): ChangelogWriter =
+    new ChangelogWriter(files.createAtomic(files.changelogPath(version)), codec)
+
+  /** See [[FilterUpkeep.expired]]: true if the commit asks maintenance for a compaction. */
+  def expiredUncounted(dropped: Long, storedRows: Long, share: Double): Boolean =
+    upkeep.expired(dropped, storedRows, share)
+
+  /** The snapshot uploads finished since the previous call. */
+  def takeSnapshotUploads(): SnapshotUploader.Upload = snapshots.takeUploads()
+
+  /** Writes adopted.json before the first commit after an adoption (read-only readers never do). */
+  def persistAdoption(): Unit = adoptions.persist()
+
+  /** True when the open DB has the native filter: expired rows leave it while RocksDB compacts. */
+  def usesFilter: Boolean = handle != null && handle.filter.isDefined
+
+  /** Tells the native filter the TTL and "now" of the version about to be read or written. */
+  def pushTime(ttlMs: Long, now: Long): Unit = if (handle != null) handle.filter.foreach { f =>
+    f.setTtl(ttlMs)
+    f.setNow(now)
+  }
+
+  /** Rows the native filter removed since the previous call (from any version of any key). */
+  def takeFilterRemoved(): Long =
+    if (handle == null) 0L else handle.filter.map(f => upkeep.removedSince(f.removedRows)).getOrElse(0L)
+
+  /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
+  def recorded: Option[TtlRecord] = recordedTtl
+
+  /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
+  def load(version: Long, loadEmpty: Boolean): Int = {
+    if (handle != null && version == loadedVersion && !loadEmpty) return 0
+    // The DB is about to change other than through the stores' recorded puts and removes.
+    knownKeys.clear()
+    if (loadEmpty) {
+      restore(None)
+      loadedVersion = version
+      lastSnapshotVersion = version
+      0
+    } else {
+      val listing = files.listing()
+      val adopted = adoptions.baseFor(version, listing)
+      if (version > 0 && adopted.isEmpty && !listing.changelogs.contains(version) &&
+        !listing.snapshots.contains(version)) {
+        throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest)
+      }
+      // The base: the newest own snapshot, unless the adopted version of Spark's state is newer.
+      val snapshot = VersionChain.of(version, listing.snapshots).snapshot.filter(s => adopted.forall(_._1.version < s))
+      val base = snapshot.orElse(adopted.map(_._1.version)).getOrElse(0L)
+      val from =
+        if (handle != null && loadedVersion >= base && loadedVersion < version) loadedVersion
+        else {
+          restore(snapshot)
+          if (snapshot.isEmpty) adopted.foreach { case (record, source) =>
+            legacyRowCount = adoptions.adopt(record, source, handle)
+          }
+          base
+        }
+      replayUpTo(from, version)
+    }
+  }
+
+  /**
+   * Makes the local DB hold committed version `endVersion` built from the snapshot of
+   * `snapshotVersion` and the changelogs after it, whatever else exists (Spark's state reader with
+   * `snapshotStartBatchId`); returns the changelogs replayed.
+   */
+  def loadFromSnapshot(snapshotVersion: Long, endVersion: Long): Int = {
+    val listing = files.listing()
+    if (!listing.snapshots.contains(snapshotVersion)) {
+      throw TtlStoreErrors.snapshotNotFound(files.root.toString, snapshotVersion, listing.snapshots.toSeq)
+    }
+    if (endVersion < snapshotVersion) {
+      throw TtlStoreErrors.versionNotFound(files.root.toString, endVersion, listing.latest)
+    }
+    knownKeys.clear()
+    restore(Some(snapshotVersion))
+    replayUpTo(snapshotVersion, endVersion)
+  }
+
+  /** Replays the changelogs after `from` (held by the DB) up to `version`; returns how many. */
+  private def replayUpTo(from: Long, version: Long): Int = {
+    loadedVersion = -1L
+    (from + 1 to version).foreach(replay)
+    if (recordedTtl.isEmpty && rows > 0) histogram = Replay.timestamps(handle)
+    loadedVersion = version
+    (version - from).toInt
+  }
+
+  /**
+   * Records that the DB now holds committed `version` with `numRows` rows, described by `ttl`, and
+   * where the next version's sweep and upgrade resume.
+   */
+  def committed(version: Long, numRows: Long, ttl: TtlRecord, sweepFrom: Option[Array[Byte]],
+      upgradeFrom: Option[Array[Byte]]): Unit = {
+    sweepCursor = sweepFrom
+    upgradeCursor = upgradeFrom
+    loadedVersion = version
+    rows = numRows
+    streamTimeMs = ttl.streamTimeMs.getOrElse(Long.MinValue)
+    countedFromMs = ttl.countedFromMs.getOrElse(Long.MinValue)
+    legacyRowCount = ttl.legacyRows.getOrElse(0L)
+    recordedTtl = Some(ttl)
+    knownKeys.clear()
+  }
+
+  /**
+   * After a load with a TTL other than the recorded one: rows uncounted as expired under the old
+   * TTL may be alive under the new one, so the rows and their timestamps are counted again (one
+   * scan) and everything stored counts from here on.
+   */
+  def recountIfTtlChanged(ttlMs: Long): Boolean =
+    if (countedFromMs == Long.MinValue || recordedTtl.forall(_.ttlMs == ttlMs)) false
+    else {
+      histogram = Replay.timestamps(handle)
+      rows = histogram.total
+      countedFromMs = Long.MinValue
+      knownKeys.clear()
+      true
+    }
+
+  /** Forgets the loaded version: the DB has changes that were not committed. */
+  def invalidate(): Unit = loadedVersion = -1L
+
+  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
+
+  /**
+   * [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state
+   * recoverable.
+   */
+  def snapshotQuietly(version: Long): Unit =
+    try snapshot(version)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not take a local snapshot of version $version of $storeName; " +
+            "the changelogs keep the state recoverable", e)
+    }
+
+  /** Takes a local checkpoint of the DB as committed `version` and queues it for upload. */
+  def snapshot(version: Long): Unit = {
+    checkpointsDir.mkdirs()
+    val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
+    handle.checkpointTo(dir)
+    snapshots.offer(version, rows, recordedTtl, dir)
+    lastSnapshotVersion = version
+  }
+
+  /**
+   * Maintenance: compacts the DB if a commit asked for it, so that the native filter drops the
+   * expired rows of files no compaction would otherwise touch. Returns whether it compacted.
+   */
+  def compactIfWanted(): Boolean = dbLock.synchronized {
+    val h = handle
+    if (h == null || h.isClosed || !upkeep.takeRequest()) false
+    else {
+      h.compactNow()
+      true
+    }
+  }
+
+  override def close(): Unit = {
+    closeDb()
+    loadedVersion = -1L
+    LocalWorkDirs.release(workDir)
+  }
+
+  private def closeDb(): Unit = dbLock.synchronized {
+    if (handle != null) handle.close()
+    handle = null
+  }
+
+  private def restore(snapshotVersion: Option[Long]): Unit = {
+    closeDb()
+    loadedVersion = -1L
+    FileUtils.deleteQuietly(dbDir)
+    dbDir.mkdirs()
+    val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
+    handle = RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+    legacyRowCount = 0L
+    upkeep.reset()
+    rows = manifest.map(_.numRows).getOrElse(0L)
+    useRecord(manifest.flatMap(_.ttl))
+    sweepCursor = None
+    upgradeCursor = None
+    lastSnapshotVersion = snapshotVersion.getOrElse(0L)
+    snapshots.reset(manifest)
+  }
+
+  private def replay(version: Long): Unit = {
+    val reader = files.openChangelog(version)
+    try {
+      Replay.changelog(reader, handle, legacyRowCount > 0)
+      rows = reader.rowsAfter
+      useRecord(reader.ttl)
+    } finally reader.close()
+  }
+
+  private def useRecord(ttl: Option[TtlRecord]): Unit = {
+    recordedTtl = ttl
+    ttl.foreach(t => legacyRowCount = t.legacyRows.getOrElse(0L))
+    histogram = ttl.map(_.timestamps).getOrElse(TimestampHistogram.empty())
+    streamTimeMs = ttl.flatMap(_.streamTimeMs).getOrElse(Long.MinValue)
+    countedFromMs = ttl.flatMap(_.countedFromMs).getOrElse(Long.MinValue)
+  }
+}

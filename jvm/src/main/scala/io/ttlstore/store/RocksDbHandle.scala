@@ -1,0 +1,216 @@
+package io.ttlstore.store
+
+import java.io.File
+import java.util.{ArrayList => JArrayList}
+
+import scala.jdk.CollectionConverters._
+
+import org.rocksdb._
+
+import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.errors.TtlStoreErrors
+
+/**
+ * One RocksDB instance of one store, and the only owner of its native handles.
+ *
+ * Column families:
+ *  - `timestamped`: current-format rows, values laid out by [[TimestampedValue]]; with TTL and the
+ *    native filter, RocksDB drops expired rows while compacting it ([[TtlCompactionFilter]]);
+ *  - `default`: the rows of an adopted checkpoint (Spark's provider state), in their plain format,
+ *    until they are upgraded into `timestamped` ([[LegacyRowAccess]]); never filtered.
+ *
+ * RocksDB's WAL is off: every committed version is durable through its changelog file in the
+ * checkpoint, and a store whose process dies is rebuilt from the checkpoint, never from local files.
+ * Puts are applied one by one (RocksDB makes each a one-entry write batch): a client-side batch
+ * would need an indexed overlay for reads and would break iteration while mutating, which Spark's
+ * operators do. Replays of changelogs go through large write batches.
+ */
+final class RocksDbHandle private (
+    val dir: File,
+    storeName: String,
+    db: RocksDB,
+    dbOptions: DBOptions,
+    cfOptions: Seq[ColumnFamilyOptions],
+    handles: Seq[ColumnFamilyHandle],
+    /** The native filter of the timestamped family; closed after the DB that uses it. */
+    val filter: Option[TtlCompactionFilter],
+    /** The Bloom filters the families' table options hold; closed after the DB, like the options. */
+    bloomFilters: Seq[BloomFilter]) extends AutoCloseable {
+
+  // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
+  private val legacyFamily = handles(0)
+  private val timestampedFamily = handles(1)
+  private val writeOptions = new WriteOptions().setDisableWAL(true)
+  private val readOptions = new ReadOptions()
+  @volatile private var closed = false
+
+  private def wrap[T](operation: String)(body: => T): T =
+    try body
+    catch {
+      case e: RocksDBException => throw TtlStoreErrors.rocksDbFailure(storeName, operation, e)
+    }
+
+  def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
+    db.get(timestampedFamily, readOptions, key)
+  }
+
+  /** True if the key may exist; false is certain (Bloom filter and memtable only, no disk read). */
+  def mayExist(key: Array[Byte]): Boolean = db.keyMayExist(timestampedFamily, key, null)
+
+  def put(key: Array[Byte], value: Array[Byte]): Unit = wrap("put a key") {
+    db.put(timestampedFamily, writeOptions, key, value)
+  }
+
+  def delete(key: Array[Byte]): Unit = wrap("delete a key") {
+    db.delete(timestampedFamily, writeOptions, key)
+  }
+
+  /** A legacy row (plain value, no timestamp), or null. */
+  def getLegacy(key: Array[Byte]): Array[Byte] = wrap("get a legacy key") {
+    if (db.keyMayExist(legacyFamily, key, null)) db.get(legacyFamily, readOptions, key) else null
+  }
+
+  def deleteLegacy(key: Array[Byte]): Unit = wrap("delete a legacy key") {
+    db.delete(legacyFamily, writeOptions, key)
+  }
+
+  /** Applies a batch built with [[newBatch]]; the caller closes the batch. */
+  def write(batch: WriteBatch): Unit = wrap("write a batch") { db.write(writeOptions, batch) }
+
+  def newBatch(): BatchWriter = new BatchWriter(timestampedFamily)
+
+  /** A batch of legacy rows (adoption). */
+  def newLegacyBatch(): BatchWriter = new BatchWriter(legacyFamily)
+
+  /** An iterator over the current rows; it sees the rows as they were when it was created. */
+  def newIterator(): RocksIterator = db.newIterator(timestampedFamily, readOptions)
+
+  /** An iterator over the legacy family's rows (rows in a format without timestamps). */
+  def newLegacyIterator(): RocksIterator = db.newIterator(legacyFamily, readOptions)
+
+  /** A consistent copy of the current files in `target` (hard links; flushes the memtable). */
+  def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
+    val checkpoint = Checkpoint.create(db)
+    try checkpoint.createCheckpoint(target.getAbsolutePath)
+    finally checkpoint.close()
+  }
+
+  def longProperty(name: String): Long = wrap(s"read $name") {
+    db.getLongProperty(timestampedFamily, name)
+  }
+
+  /** Memory held by this instance: memtables and table readers (the block cache is shared). */
+  def memoryUsedBytes: Long =
+    longProperty("rocksdb.cur-size-all-mem-tables") +
+      longProperty("rocksdb.estimate-table-readers-mem")
+
+  def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
+
+  /**
+   * Compacts all of the timestamped family's data (memtable included) in this thread, so that the
+   * native filter sees every row, cold files too. Other threads may read and write meanwhile; the
+   * caller keeps the DB from being closed until it returns.
+   */
+  def compactNow(): Unit = wrap("compact") { db.compactRange(timestampedFamily) }
+
+  def isClosed: Boolean = closed
+
+  override def close(): Unit = synchronized {
+    if (!closed) {
+      closed = true
+      writeOptions.close()
+      readOptions.close()
+      handles.foreach(_.close())
+      db.close()
+      dbOptions.close()
+      cfOptions.foreach(_.close())
+      bloomFilters.foreach(_.close())
+      filter.foreach(_.close())
+    }
+  }
+
+  /** Accumulates puts and deletes for one [[write]]. */
+  final class BatchWriter(family: ColumnFamilyHandle) extends AutoCloseable {
+    val batch = new WriteBatch()
+    def put(key: Array[Byte], value: Array[Byte]): Unit = batch.put(family, key, value)
+    def delete(key: Array[Byte]): Unit = batch.delete(family, key)
+
+    /** Deletes the key from the legacy family too (replaying changes of an upgrading store). */
+    def deleteLegacy(key: Array[Byte]): Unit = batch.delete(legacyFamily, key)
+    def count: Int = batch.count()
+    def flushTo(): Unit = { write(batch); batch.clear() }
+
+    /** Writes the batch once it holds [[RocksDbHandle.BatchRecords]] records: replays stay in bounded memory. */
+    def flushIfFull(): Unit = if (batch.count() >= RocksDbHandle.BatchRecords) flushTo()
+    override def close(): Unit = batch.close()
+  }
+}
+
+object RocksDbHandle {
+  val BatchRecords = 10000
+
+  val LegacyFamily: String = "default"
+  val TimestampedFamily: String = "timestamped"
+
+  /**
+   * Opens (creating if needed) the instance in `dir` with both column families; `filter` (owned by
+   * the handle from here on) goes to the timestamped family, with periodic compaction.
+   */
+  def open(dir: File, storeName: String, settings: TtlStoreSettings,
+      filter: Option[TtlCompactionFilter] = None): RocksDbHandle = {
+    SharedNativeResources.ensureLoaded()
+    val bloomFilters = Seq.fill(2)(bloomFilter(settings)).flatten
+    val legacyOptions = columnFamilyOptions(settings, bloomFilters.headOption)
+    val timestampedOptions = columnFamilyOptions(settings, bloomFilters.lift(1))
+    filter.foreach { f =>
+      timestampedOptions.setCompactionFilter(f)
+      timestampedOptions.setPeriodicCompactionSeconds(settings.periodicCompactionSeconds)
+    }
+    val cfOptions = Seq(legacyOptions, timestampedOptions)
+    val dbOptions = new DBOptions()
+      .setCreateIfMissing(true)
+      .setCreateMissingColumnFamilies(true)
+      .setMaxOpenFiles(-1)
+      .setAvoidFlushDuringShutdown(true)
+      .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+      .setKeepLogFileNum(2)
+    val descriptors = Seq(LegacyFamily, TimestampedFamily).zip(cfOptions)
+      .map { case (n, o) => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), o) }
+    val handles = new JArrayList[ColumnFamilyHandle]()
+    val db =
+      try RocksDB.open(dbOptions, dir.getAbsolutePath, descriptors.asJava, handles)
+      catch {
+        case e: RocksDBException =>
+          dbOptions.close(); cfOptions.foreach(_.close()); bloomFilters.foreach(_.close()); filter.foreach(_.close())
+          throw TtlStoreErrors.rocksDbFailure(storeName, s"open ${dir.getAbsolutePath}", e)
+      }
+    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters)
+  }
+
+  /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
+  private def bloomFilter(settings: TtlStoreSettings): Option[BloomFilter] =
+    Some(settings.bloomFilterBitsPerKey).filter(_ > 0).map(bits => new BloomFilter(bits.toDouble))
+
+  private def columnFamilyOptions(settings: TtlStoreSettings, bloom: Option[BloomFilter]): ColumnFamilyOptions = {
+    val table = new BlockBasedTableConfig()
+      .setBlockCache(SharedNativeResources.blockCache(settings.blockCacheSizeMb))
+      .setBlockSize(16 * 1024)
+      .setFormatVersion(5)
+      .setCacheIndexAndFilterBlocks(true)
+      .setPinL0FilterAndIndexBlocksInCache(true)
+    bloom.foreach(table.setFilterPolicy(_))
+    new ColumnFamilyOptions()
+      .setTableFormatConfig(table)
+      .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
+      .setMaxWriteBufferNumber(3)
+      .setCompressionType(compression(settings.sstCompression))
+      .setLevelCompactionDynamicLevelBytes(true)
+  }
+
+  private def compression(name: String): CompressionType = name match {
+    case "lz4" => CompressionType.LZ4_COMPRESSION
+    case "zstd" => CompressionType.ZSTD_COMPRESSION
+    case "snappy" => CompressionType.SNAPPY_COMPRESSION
+    case _ => CompressionType.NO_COMPRESSION
+  }
+}

@@ -1,0 +1,40 @@
+"""Python's settings and enums against the JVM's table of record, read from the jar through py4j."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from ttlstore import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, settings
+
+
+def jvm_list(seq: Any) -> list[Any]:
+    """A Scala Seq as a Python list."""
+    return [seq.apply(i) for i in range(seq.size())]
+
+
+def jvm_names(seq: Any) -> list[str]:
+    return [v.name() for v in jvm_list(seq)]
+
+
+def test_the_python_options_name_exactly_the_jvm_keys_and_defaults(spark: SparkSession):
+    table = jvm_list(spark._jvm.io.ttlstore.config.TtlStoreConfig.all())  # type: ignore[union-attr]
+    assert {key: default for key, default, _type in settings.OPTIONS.values()} == {k.key(): k.defaultText() for k in table}
+
+
+def test_the_python_enums_hold_exactly_the_names_the_jvm_accepts(spark: SparkSession):
+    ttl = spark._jvm.io.ttlstore.ttl  # type: ignore[union-attr]
+    config = spark._jvm.io.ttlstore.config  # type: ignore[union-attr]
+    assert [m.value for m in UpdateType] == jvm_names(ttl.UpdateType.all())
+    assert [m.value for m in StateVisibility] == jvm_names(ttl.StateVisibility.all())
+    assert [m.value for m in TimeCharacteristic] == jvm_names(ttl.TimeCharacteristic.all())
+    assert list(settings.NATIVE_FILTER_MODES) == jvm_names(config.NativeFilterMode.all())
+    assert list(settings.LEGACY_ROW_TIMESTAMPS) == jvm_names(ttl.LegacyRowTimestamp.all())
+
+
+def test_a_state_ttl_config_sets_exactly_the_settings_the_jvm_scopes(spark: SparkSession):
+    table = jvm_list(spark._jvm.io.ttlstore.config.TtlStoreConfig.all())  # type: ignore[union-attr]
+    scoped = {k.key() for k in table if k.scoped()} - {settings.PREFIX + "allowTtlOnStreamStreamJoin"}
+    config = StateTtlConfig("1h", time_characteristic="EventTime", event_time_column="ts")
+    assert set(config.to_spark_conf()) == scoped
