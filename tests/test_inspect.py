@@ -144,3 +144,18 @@ def test_inspect_on_a_migrated_checkpoint_shows_the_adopted_files_then_the_legac
     [store] = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
     assert store["files"] == ["ttlstore"]
     assert (store["rows"], store["legacyRows"]) == (2, 2)  # "a" was read (upgraded), "d" new; "b", "c" legacy
+
+
+def test_inspect_counts_no_legacy_rows_once_a_batch_upgraded_them_all_whatever_provider_wrote_them(
+    spark: SparkSession, tmp_path: Path
+):
+    # Spark's RocksDB provider stores keys in its own encoding; the store upgrades every row at its
+    # first commit (upgradeRowsPerCommit's default), and inspect must agree with the store.
+    build = lambda s: s.dropDuplicates(["key"])  # noqa: E731
+    checkpoint = run_rounds(spark, ROCKSDB_PROVIDER, tmp_path, EVENTS, build, [rows("a", "b", "c", "d")], "append").checkpoint
+    ttlstore.migrate(checkpoint)
+    after = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, build, [rows("e")], "append", first_round=1)
+    assert after.last_progress["stateOperators"][0]["customMetrics"]["ttlstoreLegacyRowsRemaining"] == 0
+    stores = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
+    assert sum(s["legacyRows"] for s in stores) == 0
+    assert sum(s["rows"] for s in stores) == 5

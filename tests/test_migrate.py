@@ -160,3 +160,20 @@ def test_the_cli_migrates_reports_json_and_fails_with_exit_code_2(spark: SparkSe
     assert done.returncode == 0 and json.loads(done.stdout)["action"] == "migrated"
     bad = subprocess.run([str(CLI), "migrate", str(tmp_path / "nowhere")], capture_output=True, text=True)
     assert bad.returncode == 2 and "NOT_A_CHECKPOINT" in bad.stderr
+
+
+def test_a_checkpoint_of_spark_s_provider_restarted_with_ttlstore_fails_naming_migrate(spark: SparkSession, tmp_path: Path):
+    checkpoint = dedup(spark, tmp_path)
+    # Spark's offset log pins the HDFS provider; without the check the query would run on it,
+    # without TTL, with only a warning in the log.
+    with pytest.raises(Exception, match=r"CHECKPOINT_PINS_ANOTHER_PROVIDER.*ttlstore migrate") as failure:
+        run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                   [rows("a", "d")], "append", first_round=2)
+    assert str(checkpoint) in str(failure.value)
+    with pytest.raises(Exception, match=r"CHECKPOINT_PINS_ANOTHER_PROVIDER.*ttlstore\.ttl"):
+        run_rounds(spark, HDFS_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                   [rows("a", "d")], "append", first_round=2, extra_conf={ttlstore.settings.PREFIX + "ttl": "1h"})
+    # Nothing ran: the original query continues on its own provider.
+    more = run_rounds(spark, HDFS_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                      [rows("a", "d")], "append", first_round=2)
+    assert [r.key for r in more.outputs[0]] == ["d"]

@@ -101,3 +101,56 @@ def test_expired_rows_leave_the_disk_through_the_filter_and_every_answer_stays_t
     assert filtered == swept
     assert sum(len(out) for out in filtered[:GROWTH_ROUNDS]) == GROWTH_ROUNDS * KEYS_PER_ROUND
     assert filtered[GROWTH_ROUNDS] == [Row(key="r0-0"), Row(key="tail0")]
+
+
+def test_the_maintenance_spark_schedules_compacts_a_store_whose_rows_mostly_expired(spark: SparkSession, tmp_path: Path):
+    """Default settings, but Spark's maintenance every second (the session's): a store whose rows
+    expired asks for a compaction at commit, and Spark 4.3's periodic maintenance (which calls
+    doSnapshotMaintenance and doCleanupMaintenance, never doMaintenance) runs it, so the filter
+    drops the rows and the files shrink within a few batches.
+    """
+    config = ttlstore.StateTtlConfig(timedelta(minutes=3), time_characteristic="EventTime", event_time_column="ts")
+    settings = {ttlstore.settings.PROVIDER_CLASS_KEY: TTL_PROVIDER, "spark.sql.shuffle.partitions": "1",
+                **config.to_spark_conf()}
+    previous = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    source = tmp_path / "input"
+    growth = 11  # one more than minDeltasForSnapshot: the snapshot at version 10 flushes the rows to a file
+    progress: list[dict] = []
+    try:
+        for r in range(growth):
+            write_round(source, r, rows(*(f"g{r}-{i}" for i in range(2000)), t=0))
+        query = (
+            spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1).json(str(source))
+            .withColumn("ts", F.timestamp_seconds("t")).dropDuplicates(["key", "ts"])
+            .writeStream.format("noop").option("checkpointLocation", str(tmp_path / "checkpoint")).start()
+        )
+        try:
+            query.processAllAvailable()
+            progress.append(query.lastProgress)
+            for j in range(1, 13):  # a trickle moves event time on; the growth expires at 3 minutes
+                write_round(source, growth + j, rows(f"tail{j}", t=j * MINUTE))
+                query.processAllAvailable()
+                progress.append(query.lastProgress)
+                if sum(metric(p, "ttlstoreExpiredRemovedByFilter") for p in progress) > 0 and sst_fell(progress):
+                    break
+                time.sleep(1.2)  # one maintenance interval between batches, as a running query has
+        finally:
+            query.stop()
+    finally:
+        for k, v in previous.items():
+            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+    sizes = [metric(p, "ttlstoreSstBytes") for p in progress]
+    assert sum(metric(p, "ttlstoreCompactionsRequested") for p in progress) > 0
+    assert sum(metric(p, "ttlstoreExpiredRemovedByFilter") for p in progress) >= growth * 2000 * 9 // 10, sizes
+    assert sst_fell(progress), f"SST bytes never fell below half their peak: {sizes}"
+    # The figures add up: every key stored once, less those that expired, is what is left; and the
+    # expired rows were shown as still stored until the compaction dropped them.
+    inserted = growth * 2000 + len(progress) - 1
+    expired = sum(metric(p, "ttlstoreRowsExpired") for p in progress)
+    assert expired >= growth * 2000
+    assert progress[-1]["stateOperators"][0]["numRowsTotal"] == inserted - expired
+    assert max(metric(p, "ttlstoreExpiredRowsStored") for p in progress) >= growth * 2000
+    assert metric(progress[-1], "ttlstoreExpiredRowsStored") < growth * 2000

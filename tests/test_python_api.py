@@ -56,8 +56,36 @@ def test_configure_rejects_what_is_not_a_builder():
         ttlstore.configure("local[*]")  # type: ignore[arg-type]
 
 
+def test_configure_rejects_out_of_range_values_when_called_not_when_a_query_starts():
+    with pytest.raises(ValueError, match="'block_cache_size_mb'.*from 0 to 1048576, got -1"):
+        ttlstore.configure(SparkSession.Builder(), block_cache_size_mb=-1)
+    with pytest.raises(ValueError, match="'sst_compression'.*one of lz4, zstd, snappy, none, got 'gzip'"):
+        ttlstore.configure(SparkSession.Builder(), sst_compression="gzip")
+    with pytest.raises(ValueError, match="'compact_expired_share'.*from 0.0 to 1.0"):
+        ttlstore.configure(SparkSession.Builder(), compact_expired_share=1.5)
+
+
+def test_configure_after_a_session_without_the_jar_started_says_what_to_do(tmp_path: Path):
+    import subprocess
+    import sys
+
+    script = """
+import ttlstore
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+try:
+    ttlstore.configure(SparkSession.builder)
+except RuntimeError as e:
+    print("REFUSED", e)
+spark.stop()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "REFUSED A SparkSession is already running" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert "spark.stop()" in done.stdout and "restart the kernel" in done.stdout
+
+
 def test_configure_rejects_unknown_options_and_wrong_types_naming_them():
-    with pytest.raises(TypeError, match="unknown option 'block_cache'.*block_cache_size_mb"):
+    with pytest.raises(TypeError, match="unknown option 'block_cache'; did you mean 'block_cache_size_mb'"):
         ttlstore.configure(SparkSession.Builder(), block_cache=1)
     with pytest.raises(TypeError, match="'block_cache_size_mb'.*must be a int.*'big'"):
         ttlstore.configure(SparkSession.Builder(), block_cache_size_mb="big")
@@ -72,10 +100,9 @@ def test_the_python_options_name_exactly_the_documented_keys_and_defaults():
     assert {key: default for key, default, _type in ttlstore.settings.OPTIONS.values()} == documented
 
 
-def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, tmp_path: Path):
-    key = "spark.sql.streaming.stateStore.ttlstore.writeBufferSizeMB"
-    assert spark.conf.get(ttlstore.settings.PROVIDER_CLASS_KEY) == ttlstore.settings.PROVIDER_CLASS
-    spark.conf.set(key, "0")
+def run_dedup_with(spark: SparkSession, tmp_path: Path, key: str, value: str, error: str) -> None:
+    """Starts a one-batch dedup with `key` set to `value`; the query must fail with `error`."""
+    spark.conf.set(key, value)
     try:
         (tmp_path / "in").mkdir()
         (tmp_path / "in" / "a.json").write_text('{"k": "a"}\n')
@@ -87,10 +114,23 @@ def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, 
             .trigger(availableNow=True)
             .start()
         )
-        with pytest.raises(Exception, match=r"INVALID_CONFIG.*writeBufferSizeMB"):
+        with pytest.raises(Exception, match=error):
             query.awaitTermination()
     finally:
         spark.conf.unset(key)
+
+
+def test_an_invalid_setting_fails_the_query_naming_the_key(spark: SparkSession, tmp_path: Path):
+    assert spark.conf.get(ttlstore.settings.PROVIDER_CLASS_KEY) == ttlstore.settings.PROVIDER_CLASS
+    run_dedup_with(spark, tmp_path, "spark.sql.streaming.stateStore.ttlstore.writeBufferSizeMB", "0",
+                   r"INVALID_CONFIG.*writeBufferSizeMB")
+
+
+@pytest.mark.parametrize("key", ["spark.sql.streaming.stateStore.ttl", "spark.sql.streaming.stateStore.operator.0.ttl"])
+def test_a_ttlstore_setting_without_its_prefix_fails_the_query_instead_of_being_ignored(
+    spark: SparkSession, tmp_path: Path, key: str
+):
+    run_dedup_with(spark, tmp_path, key, "1 hour", r"SETTING_WITHOUT_TTLSTORE_PREFIX.*stateStore\.ttlstore\.")
 
 
 def test_the_built_wheel_bundles_the_jar(tmp_path: Path):

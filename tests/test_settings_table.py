@@ -7,6 +7,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from ttlstore import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, settings
+from ttlstore._session import spark_options
 
 
 def jvm_list(seq: Any) -> list[Any]:
@@ -38,3 +39,23 @@ def test_a_state_ttl_config_sets_exactly_the_settings_the_jvm_scopes(spark: Spar
     scoped = {k.key() for k in table if k.scoped()} - {settings.PREFIX + "allowTtlOnStreamStreamJoin"}
     config = StateTtlConfig("1h", time_characteristic="EventTime", event_time_column="ts")
     assert set(config.to_spark_conf()) == scoped
+
+
+def test_python_refuses_exactly_the_numbers_and_names_the_jvm_refuses(spark: SparkSession):
+    table = {k.key(): k for k in jvm_list(spark._jvm.io.ttlstore.config.TtlStoreConfig.all())}  # type: ignore[union-attr]
+
+    def jvm_accepts(option: str, text: str) -> bool:
+        return not table[settings.OPTIONS[option][0]].parse().apply(text).isEmpty()
+
+    for option, (low, high) in settings.RANGES.items():
+        step = 0.01 if isinstance(low, float) else 1
+        for value, accepted in ((low, True), (high, True), (low - step, False), (high + step, False)):
+            assert jvm_accepts(option, str(value)) is accepted, (option, value)
+            try:
+                spark_options(**{option: value})
+                assert accepted, (option, value)
+            except ValueError:
+                assert not accepted, (option, value)
+    for name in settings.SST_COMPRESSIONS:
+        assert jvm_accepts("sst_compression", name) and spark_options(sst_compression=name)
+    assert not jvm_accepts("sst_compression", "gzip")

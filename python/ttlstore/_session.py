@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from ttlstore._ttl import Duration, StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
@@ -18,6 +20,8 @@ from ttlstore.settings import (
     OPTIONS,
     PROVIDER_CLASS,
     PROVIDER_CLASS_KEY,
+    RANGES,
+    SST_COMPRESSIONS,
 )
 
 _JARS_KEY = "spark.jars"
@@ -62,6 +66,12 @@ def _spark_value(name: str, value: Any) -> str:
         return str(duration_ms(cast(Duration, value)))
     if name == "native_filter" and isinstance(value, str) and value.lower() not in NATIVE_FILTER_MODES:
         raise ValueError(f"ttlstore option 'native_filter' ({key}) must be 'auto', True or False, got {value!r}")
+    if name in RANGES and not RANGES[name][0] <= cast(float, value) <= RANGES[name][1]:
+        low, high = RANGES[name]
+        raise ValueError(f"ttlstore option '{name}' ({key}) must be from {low} to {high}, got {value!r}")
+    if name == "sst_compression" and str(value).lower() not in SST_COMPRESSIONS:
+        raise ValueError(f"ttlstore option 'sst_compression' ({key}) must be one of {', '.join(SST_COMPRESSIONS)}, "
+                         f"got {value!r}")
     if name == "legacy_row_timestamp" and value not in LEGACY_ROW_TIMESTAMPS:
         raise ValueError(f"ttlstore option 'legacy_row_timestamp' ({key}) must be 'migration', 'unknown' or "
                          f"'expired', got {value!r}")
@@ -87,8 +97,10 @@ def spark_options(**options: Any) -> dict[str, str]:
     settings: dict[str, str] = {}
     for name, value in options.items():
         if name not in OPTIONS:
+            close = difflib.get_close_matches(name, OPTIONS, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
             known = ", ".join(sorted(OPTIONS))
-            raise TypeError(f"ttlstore.configure() got an unknown option '{name}'; known: {known}")
+            raise TypeError(f"ttlstore.configure() got an unknown option '{name}'; {hint}known: {known}")
         settings[OPTIONS[name][0]] = _spark_value(name, value)
     return settings
 
@@ -180,6 +192,7 @@ def configure(
             "ttlstore.configure() takes a SparkSession.Builder (SparkSession.builder), "
             f"got {type(builder).__name__}"
         )
+    _check_no_session_without_the_jar()
     settings = spark_options(**options)
     settings.update(operator_options(operators or {}))
     builder = builder.config(_JARS_KEY, _append(builder, _JARS_KEY, jar_path()))
@@ -188,6 +201,24 @@ def configure(
     for key, value in settings.items():
         builder = builder.config(key, value)
     return builder
+
+
+def _check_no_session_without_the_jar() -> None:
+    """Refuse to configure a builder whose getOrCreate() would return a running session that lacks
+    the jar: Spark reads ``spark.jars`` only when its JVM starts, so every stateful query would then
+    fail with a bare ClassNotFoundException for the provider."""
+    context = SparkContext._active_spark_context
+    if context is None:
+        return
+    jars = context.getConf().get(_JARS_KEY, "") or ""
+    if jar_path() not in [j.strip() for j in jars.split(",")]:
+        raise RuntimeError(
+            "A SparkSession is already running in this process without the ttlstore jar, and Spark "
+            "loads jars only when its JVM starts, so ttlstore.configure() cannot take effect. Call "
+            "spark.stop() first (or, in a notebook, restart the kernel), then call "
+            "ttlstore.configure(SparkSession.builder, ...).getOrCreate() before anything else starts "
+            "a session."
+        )
 
 
 def _append(builder: SparkSession.Builder, key: str, item: str) -> str:

@@ -34,7 +34,7 @@ class StateVisibility(str, Enum):
 class TimeCharacteristic(str, Enum):
     """What time a row's timestamp and "now" are measured in."""
 
-    #: The wall clock, read once per batch (the default).
+    #: The batch's timestamp from Spark's offset log: one per batch, kept on replay (the default).
     PROCESSING_TIME = "ProcessingTime"
     #: A timestamp or long column of the state row; "now" is the largest event time seen.
     EVENT_TIME = "EventTime"
@@ -46,8 +46,9 @@ _UNITS = {
     **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60_000),
     **dict.fromkeys(("h", "hour", "hours"), 3_600_000),
     **dict.fromkeys(("d", "day", "days"), 86_400_000),
+    **dict.fromkeys(("w", "week", "weeks"), 604_800_000),
 }
-_DURATION = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+_PART = re.compile(r"(\d+)\s*([a-z]*)\s*")
 _LONG_MAX = 2**63 - 1
 
 
@@ -73,15 +74,37 @@ def duration_ms(value: Duration) -> int:
             raise ValueError(f"a TTL must not be negative, got {value} ms")
         return value
     if isinstance(value, str):
-        match = _DURATION.match(value)
-        unit = match and _UNITS.get(match.group(2).lower())
-        if match and unit and int(match.group(1)) * unit <= _LONG_MAX:
-            return int(match.group(1)) * unit
+        parsed = _parse_duration(value)
+        if parsed is not None:
+            return parsed
         raise ValueError(
-            f"cannot read {value!r} as a TTL: write a duration such as '10 minutes', '30s', '1h', "
-            "'2 days' or a number of milliseconds"
+            f"cannot read {value!r} as a TTL: write a duration such as '10 minutes', '30s', "
+            "'1 hour 30 minutes', 'interval 1 week' or a number of milliseconds"
         )
     raise ValueError(f"a TTL must be a timedelta, a string or milliseconds, got {type(value).__name__}")
+
+
+def _parse_duration(text: str) -> int | None:
+    """Milliseconds, or None: the JVM's grammar (io.ttlstore.ttl.Durations), part by part."""
+    lower = text.strip().lower()
+    body = lower[len("interval"):].strip() if lower.startswith("interval ") else lower
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(body):
+        match = _PART.match(body, pos)
+        if match is None:
+            return None
+        parts.append((match.group(1), match.group(2)))
+        pos = match.end()
+    if not parts or (len(parts) > 1 and any(unit == "" for _, unit in parts)):
+        return None
+    total = 0
+    for amount, unit in parts:
+        factor = _UNITS.get(unit)
+        if factor is None:
+            return None
+        total += int(amount) * factor
+    return total if total <= _LONG_MAX else None
 
 
 E = TypeVar("E", bound=Enum)
@@ -107,7 +130,7 @@ class StateTtlConfig:
     :param ttl: time to live (``timedelta``, ``"10 minutes"``, or milliseconds); 0 turns TTL off.
     :param update_type: when a row's timestamp is renewed.
     :param state_visibility: whether expired rows still stored are returned.
-    :param time_characteristic: processing time (wall clock) or event time.
+    :param time_characteristic: processing time (the batch's timestamp) or event time.
     :param event_time_column: with event time, the timestamp/long field of the state's key or value
         that stamps a row, such as ``"window.end"``.
     :raises ValueError: for a bad duration, an unknown enum value, or event time without a column.

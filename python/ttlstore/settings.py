@@ -39,6 +39,21 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "testing_clock_ms": (PREFIX + "testing.clockMs", "(unset)", (int,)),
     "testing_native_filter_resource": (PREFIX + "testing.nativeFilterResource", "(unset)", (str,)),
 }
+
+#: The numeric options' allowed ranges, inclusive (the JVM refuses the same values).
+RANGES: dict[str, tuple[float, float]] = {
+    "block_cache_size_mb": (0, 1 << 20),
+    "write_buffer_size_mb": (1, 1024),
+    "bloom_filter_bits_per_key": (0, 64),
+    "known_keys_capacity": (0, 10_000_000),
+    "sweep_rows_per_commit": (0, 100_000_000),
+    "compact_expired_share": (0.0, 1.0),
+    "upgrade_rows_per_commit": (0, 100_000_000),
+}
+
+#: The values ``sst_compression`` takes.
+SST_COMPRESSIONS = ("lz4", "zstd", "snappy", "none")
+
 #: The values ``native_filter`` takes as strings (``True``/``False`` are accepted too).
 NATIVE_FILTER_MODES = ("auto", "true", "false")
 

@@ -198,13 +198,9 @@ object CheckpointInspector {
           it.next()
         }
       } finally it.close()
-      val legacy = local.db.newLegacyIterator()
-      var legacyRows = 0L
-      try {
-        legacy.seekToFirst()
-        while (legacy.isValid) { legacyRows += 1; legacy.next() }
-      } finally legacy.close()
-      Counts(live, expired, legacyRows)
+      // The store's own count, recorded with the version: the legacy family holds keys as Spark's
+      // provider encoded them, which a rebuild without the query's key schema cannot match.
+      Counts(live, expired, local.legacyRows)
     } finally {
       try local.close()
       finally LocalWorkDirs.release(workDir)

@@ -1,12 +1,13 @@
 package io.ttlstore
 
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperator
 import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
 
-import io.ttlstore.config.{ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.store.NativeFilter
 
@@ -27,16 +28,35 @@ object QueryStartCheck {
   private val ProviderKey = "spark.sql.streaming.stateStore.providerClass"
   private val StatePrefix = "spark.sql.streaming.stateStore."
 
-  /** A stateful operator of the plan: its id, name and store names. */
-  final case class Operator(id: Long, name: String, stores: Seq[String])
+  private val Ours = classOf[TtlStateStoreProvider].getName
+
+  /** A stateful operator of the plan: its id, name, store names and state directory. */
+  final case class Operator(id: Long, name: String, stores: Seq[String], stateDir: String = "")
 
   def operators(plan: SparkPlan): Seq[Operator] =
     plan.collect {
       case j: StreamingSymmetricHashJoinExec if j.stateInfo.isDefined =>
-        Operator(j.stateInfo.get.operatorId, j.nodeName, StreamStreamJoin.StoreNames)
+        Operator(j.stateInfo.get.operatorId, j.nodeName, StreamStreamJoin.StoreNames,
+          j.stateInfo.get.checkpointLocation)
       case s: StatefulOperator if s.stateInfo.isDefined =>
-        Operator(s.stateInfo.get.operatorId, s.asInstanceOf[SparkPlan].nodeName, Seq("default"))
+        Operator(s.stateInfo.get.operatorId, s.asInstanceOf[SparkPlan].nodeName, Seq("default"),
+          s.stateInfo.get.checkpointLocation)
     }.groupBy(_.id).values.map(_.head).toSeq.sortBy(_.id)
+
+  /**
+   * For a query whose checkpoint pins `pinned` (not ttlstore; Spark's offset log overrides the
+   * session's provider on restart, with only a warning): fails if the session asks for ttlstore,
+   * by naming it as its provider or by setting ttlstore's settings, which would otherwise be
+   * silently ignored.
+   */
+  def checkPinned(
+      pinned: String, confs: Map[String, String], sessionProvider: Option[String], stateDir: String): Unit = {
+    val ttlKeys = confs.keys.filter(_.startsWith(ConfigKey.Prefix)).toSeq.sorted
+    if (sessionProvider.contains(Ours) || ttlKeys.nonEmpty) {
+      val checkpoint = Option(new Path(stateDir).getParent).map(_.toString).getOrElse(stateDir)
+      throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpoint, pinned, ttlKeys)
+    }
+  }
 
   /** Fails with the first problem of `confs` for a query with `ops`. */
   def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
@@ -59,13 +79,23 @@ object QueryStartCheck {
     }
   }
 
-  /** The rule: a no-op for plans without stateful operators or queries on another provider. */
+  /**
+   * The rule: a no-op for plans without stateful operators. The provider in the plan's conf is the
+   * one the checkpoint pins (Spark copies it from the offset log); the user's session is the
+   * application's default session, whose own conf still says what the user asked for.
+   */
   final class CheckRule(session: SparkSession) extends Rule[SparkPlan] {
     override def apply(plan: SparkPlan): SparkPlan = {
-      val conf = plan.conf
-      if (conf.getConfString(ProviderKey, "") == classOf[TtlStateStoreProvider].getName) {
-        val ops = operators(plan)
-        if (ops.nonEmpty) check(conf.getAllConfs.filter(_._1.startsWith(StatePrefix)), ops)
+      val ops = operators(plan)
+      if (ops.nonEmpty) {
+        val conf = plan.conf
+        val confs = conf.getAllConfs.filter(_._1.startsWith(StatePrefix))
+        val pinned = conf.getConfString(ProviderKey, "")
+        if (pinned == Ours) check(confs, ops)
+        else {
+          val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ProviderKey))
+          checkPinned(pinned, confs, asked, ops.head.stateDir)
+        }
       }
       plan
     }

@@ -1,11 +1,9 @@
 package io.ttlstore
 
-import java.io.File
-
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.{SparkEnv, TaskContext}
+import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
@@ -16,8 +14,8 @@ import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreCo
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.store.{KeyCodec, LegacyKeys, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, StateReaderView, StoreMetrics, TtlStore, VersionSettings}
-import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock, TimeCharacteristic}
+import io.ttlstore.store.{KeyCodec, LegacyKeys, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
 /**
  * ttlstore's state store provider: `spark.sql.streaming.stateStore.providerClass =
@@ -44,6 +42,8 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
   /** The key that set the time characteristic (named when a checkpoint disagrees with it). */
   private var timeKey: String = _
   private var lastLoad = LoadFigures.None
+
+  private var time: VersionTime = _
 
   override def init(
       stateStoreId: StateStoreId,
@@ -78,9 +78,11 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
           problem =>
             throw TtlStoreErrors.nativeFilterUnavailable(stateStoreId.toString,
               TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
-    val workDir = LocalWorkDirs.create(localRoot(settings))
+    val workDir = LocalWorkDirs.create(LocalWorkDirs.root(settings.localDir))
     this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter,
       clock, LegacyKeys.encoder(codec, keySchema.length), storeConf.compressionCodec)
+    this.time = new VersionTime(local, settings.ttl.timeCharacteristic, settings.testingClockMs.isDefined,
+      stateStoreId.checkpointRootLocation, hadoopConf, () => clock)
     this.template = VersionSettings(stateStoreId, version = 0L, readOnly = false, now = 0L, settings.ttl,
       codec, valueSchema.length, eventTime, settings.sweepRowsPerCommit, settings.compactExpiredShare,
       settings.upgradeRowsPerCommit, settings.legacyRowTimestamp, snapshotOnCommit = false,
@@ -97,12 +99,12 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       forceSnapshotOnCommit: Boolean,
       loadEmpty: Boolean): StateStore = {
     load(version, stateStoreCkptId, loadEmpty)
-    open(version, readOnly = false, forceSnapshotOnCommit, now())
+    open(version, readOnly = false, forceSnapshotOnCommit, now(version))
   }
 
   override def getReadStore(version: Long, stateStoreCkptId: Option[String]): ReadStateStore = {
     load(version, stateStoreCkptId, loadEmpty = false)
-    open(version, readOnly = true, forceSnapshot = false, now())
+    open(version, readOnly = true, forceSnapshot = false, now(version))
   }
 
   /** A read store of this provider becomes a write store in place: no second load, no lock. */
@@ -115,7 +117,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       getStore(version, uniqueId, forceSnapshotOnCommit, loadEmpty = false)
     } else {
       // The same batch: the write store keeps the read store's "now".
-      val now = readStore match { case t: TtlStore => t.now; case _ => this.now() }
+      val now = readStore match { case t: TtlStore => t.now; case _ => this.now(version) }
       open(version, readOnly = false, forceSnapshotOnCommit, now)
     }
   }
@@ -155,7 +157,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       refuseCheckpointIds(startCheckpointId.orElse(endCheckpointId))
       loading(endVersion, loadEmpty = false)(local.loadFromSnapshot(snapshotVersion, endVersion))
     }
-    open(endVersion, readOnly, forceSnapshot = false, now())
+    open(endVersion, readOnly, forceSnapshot = false, now(endVersion))
   }
 
   /** Spark's state reader with `readChangeFeed`: the changes of versions `startVersion` to `endVersion`. */
@@ -168,10 +170,15 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
 
   override protected def checkChangeFeedCheckpointId(id: Option[String]): Unit = refuseCheckpointIds(id)
 
+  /**
+   * Everything maintenance does. Spark 4.3's periodic maintenance never calls this: it calls
+   * [[doSnapshotMaintenance]] and [[doCleanupMaintenance]] separately (one `MaintenanceOpType`
+   * each, `StateStore$.submitMaintenanceWorkForProvider`), and calls `doMaintenance()` only when it
+   * unloads a provider (`StateStore$.doMaintenanceAndUnload`). So the work lives in those two.
+   */
   override def doMaintenance(): Unit = {
     doSnapshotMaintenance()
     doCleanupMaintenance()
-    doCompactionMaintenance()
   }
 
   /** Compacts a store a commit found mostly expired, so that the native filter drops those rows. */
@@ -186,7 +193,10 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     }
   }
 
-  /** Uploads the newest pending snapshot. Maintenance logs its failures and carries on. */
+  /**
+   * Uploads the newest pending snapshot, then compacts the store if a commit asked for it (the local
+   * DB's work, as the snapshot is). Maintenance logs its failures and carries on.
+   */
   override def doSnapshotMaintenance(): Unit = if (snapshots != null) {
     try {
       snapshots.uploadPending().foreach { u =>
@@ -195,6 +205,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     } catch {
       case NonFatal(e) => logWarning(s"Snapshot upload for $id failed; will retry later", e)
     }
+    doCompactionMaintenance()
   }
 
   /** Deletes the checkpoint files that no retained version needs. */
@@ -229,11 +240,8 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
   /** For tests: the processing-time clock that stamps rows and judges expiry. */
   private[ttlstore] def setClock(c: Clock): Unit = clock = c
 
-  /** "Now" for a version just loaded: the clock once, or in event time the recorded stream time. */
-  private def now(): Long = settings.ttl.timeCharacteristic match {
-    case TimeCharacteristic.ProcessingTime => clock.millis()
-    case TimeCharacteristic.EventTime => local.streamTime
-  }
+  /** "Now" for version `version` just loaded (see [[VersionTime]]). */
+  private def now(version: Long): Long = time.at(version)
 
   private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
     synchronized {
@@ -279,12 +287,4 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       }
     }
 
-  private def localRoot(s: TtlStoreSettings): File = {
-    val configured = s.localDir
-      .orElse(sys.env.get("SPARK_LOCAL_DIRS"))
-      .orElse(Option(SparkEnv.get).flatMap(_.conf.getOption("spark.local.dir")))
-      .map(_.split(",").head.trim)
-      .getOrElse(System.getProperty("java.io.tmpdir"))
-    new File(configured)
-  }
 }

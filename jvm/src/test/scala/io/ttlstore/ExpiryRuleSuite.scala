@@ -64,8 +64,20 @@ class ExpiryRuleSuite extends AnyFunSuite {
     assert(Durations.parseMillis("2 DAYS").contains(172800000L))
     assert(Durations.parseMillis("1500").contains(1500L))
     assert(Durations.parseMillis("0").contains(0L))
-    Seq("-5s", "ten minutes", "1.5h", "5 weeks", "", "99999999999999999999", "9999999999999999 days")
+    Seq("-5s", "ten minutes", "1.5h", "5 months", "", "99999999999999999999", "9999999999999999 days")
       .foreach(bad => assert(Durations.parseMillis(bad).isEmpty, bad))
+  }
+
+  test("durations read the examples shared with Python as golden/durations.tsv says") {
+    val source = Source.fromResource("golden/durations.tsv")
+    val cases =
+      try source.getLines().filterNot(_.startsWith("#")).map(_.split("\t", -1)).toList
+      finally source.close()
+    assert(cases.size > 20)
+    cases.foreach { case Array(text, expected) =>
+      val want = if (expected == "refused") None else Some(expected.toLong)
+      assert(Durations.parseMillis(text) == want, s"'$text'")
+    }
   }
 
   test("durations print as the shortest exact unit") {

@@ -37,6 +37,16 @@ class TtlStoreConfigSuite extends AnyFunSuite {
     assert(e.errorName == "UNKNOWN_CONFIG" && e.getMessage.contains(BlockCacheSizeMb.key))
   }
 
+  test("a ttlstore setting written without the ttlstore segment fails, naming the key to set instead") {
+    val e = intercept[TtlStoreException](parse(Map("spark.sql.streaming.stateStore.ttl" -> "1h")))
+    assert(e.errorName == "SETTING_WITHOUT_TTLSTORE_PREFIX" && e.getMessage.contains(Ttl.key))
+    val scoped = intercept[TtlStoreException](parse(Map("spark.sql.streaming.stateStore.operator.2.updateType" -> "x")))
+    assert(scoped.getMessage.contains(Prefix + "operator.2.updateType"))
+    // Spark's own settings, its RocksDB provider's included, pass.
+    parse(Map("spark.sql.streaming.stateStore.rocksdb.blockCacheSizeMB" -> "8",
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "3"))
+  }
+
   test("docs/configuration.md is exactly what the table generates (run `make docs`)") {
     val docs = new String(Files.readAllBytes(Paths.get("docs/configuration.md")), "UTF-8")
     assert(docs == ConfigDocs.markdownReference)

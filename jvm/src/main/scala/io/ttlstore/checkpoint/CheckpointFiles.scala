@@ -60,6 +60,19 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     new AtomicOutput(fm.createAtomic(path, overwriteIfPossible = true))
   }
 
+  /**
+   * The TTL record of the committed changelog of `version`, read to its end; None if it has none or
+   * cannot be read (an earlier attempt's file that this attempt will replace).
+   */
+  def recordedTtl(version: Long): Option[TtlRecord] =
+    try {
+      val reader = openChangelog(version)
+      try {
+        while (reader.next().isDefined) {}
+        reader.ttl
+      } finally reader.close()
+    } catch { case NonFatal(_) => None }
+
   def openChangelog(version: Long): ChangelogReader = {
     val path = changelogPath(version)
     val in =

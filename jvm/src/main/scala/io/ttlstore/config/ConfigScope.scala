@@ -28,8 +28,32 @@ object ConfigScope {
       }
     }
 
+  /** Spark's state store settings: `spark.sql.streaming.stateStore.<name>`. */
+  private val StatePrefix = "spark.sql.streaming.stateStore."
+
+  /**
+   * Fails on a Spark state store key that is one of ttlstore's settings written without the
+   * `ttlstore.` segment (`spark.sql.streaming.stateStore.ttl`): Spark would ignore it silently.
+   */
+  def checkUnprefixed(confs: Map[String, String]): Unit =
+    confs.keys.toSeq.sorted.foreach { k =>
+      if (k.startsWith(StatePrefix) && !k.startsWith(ConfigKey.Prefix)) {
+        val rest = k.stripPrefix(StatePrefix)
+        val scopedRest = rest match {
+          case StoreKey(_, _, name) => Some(name)
+          case OperatorKey(_, name) => Some(name)
+          case _ => None
+        }
+        val named = TtlStoreConfig.all.find(c =>
+          c.name.equalsIgnoreCase(rest) ||
+            (c.scoped && scopedRest.exists(_.equalsIgnoreCase(c.name))))
+        named.foreach(c => throw TtlStoreErrors.unprefixedSetting(k, ConfigKey.Prefix + rest))
+      }
+    }
+
   /** Fails on the first key under our prefix that names no setting (or scopes an unscoped one). */
   def checkKeys(confs: Map[String, String]): Unit = {
+    checkUnprefixed(confs)
     val global = TtlStoreConfig.all.map(_.key).toSet
     val scoped = scopedKeys(confs).map(_.key).toSet
     confs.keys.filter(k => k.startsWith(ConfigKey.Prefix) && !global(k) && !scoped(k))

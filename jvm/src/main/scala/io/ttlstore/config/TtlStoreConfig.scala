@@ -67,7 +67,7 @@ object TtlStoreConfig {
     "ttl", 0L,
     "Time to live of a state row: it expires once this much time has passed since it was " +
       "written (or, with updateType OnReadAndWrite, last read). 0 or unset: TTL off.",
-    Durations.allowed,
+    Durations.allowed("turns TTL off"),
     Durations.parseMillis,
     scoped = true)
 
@@ -86,7 +86,8 @@ object TtlStoreConfig {
 
   val TimeCharacteristicKey: ConfigKey[TimeCharacteristic] = enumKey("timeCharacteristic",
     TimeCharacteristic.all,
-    "ProcessingTime: rows are stamped with the wall clock, taken once per batch. EventTime: " +
+    "ProcessingTime: rows are stamped with the batch's timestamp from Spark's offset log (one per " +
+      "batch, kept when a batch runs again). EventTime: " +
       "rows are stamped with eventTimeColumn, and now is the largest event time the store has " +
       "seen (stream time), recorded with each version. Fixed for a checkpoint once it has rows.")
 
@@ -130,7 +131,7 @@ object TtlStoreConfig {
     "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
       "old, so that expired rows in files no compaction touches still leave the disk. Unset: " +
       "twice the TTL, at least 1 hour and at most 30 days. 0: off.",
-    Durations.allowed,
+    Durations.allowed("turns periodic compaction off"),
     s => Durations.parseMillis(s).map(Some(_)))
 
   val CompactExpiredShare: ConfigKey[Double] = ConfigKey(
@@ -168,7 +169,7 @@ object TtlStoreConfig {
   val TestingClockMs: ConfigKey[Option[Long]] = ConfigKey(
     "testing.clockMs", None,
     "For tests and demos only: the processing time, in epoch milliseconds, that every store of " +
-      "the query uses instead of the wall clock.",
+      "the query uses instead of the batch's timestamp.",
     "a whole number of epoch milliseconds",
     s => s.toLongOption.map(Some(_)))
 

@@ -62,6 +62,20 @@ object TtlStoreErrors {
         s"Use the ttlstore jar built for this platform, or set $key=auto to fall back to the JVM " +
         "sweep.")
 
+  def checkpointPinsAnotherProvider(checkpoint: String, pinned: String, ttlKeys: Seq[String]): TtlStoreException =
+    error("CHECKPOINT_PINS_ANOTHER_PROVIDER", "checkpoint" -> checkpoint, "provider" -> pinned)(
+      s"The session asks for ttlstore" +
+        (if (ttlKeys.isEmpty) "" else s" (it sets ${ttlKeys.mkString(", ")})") +
+        s", but the checkpoint $checkpoint was started on $pinned, and Spark keeps the provider a " +
+        "checkpoint started with: the query would run without ttlstore and without TTL. Stop the " +
+        s"query and run `ttlstore migrate $checkpoint` to move its state to ttlstore, or remove " +
+        "ttlstore's settings (and providerClass) from the session to stay on the other provider.")
+
+  def unprefixedSetting(key: String, suggestion: String): TtlStoreException =
+    error("SETTING_WITHOUT_TTLSTORE_PREFIX", "key" -> key)(
+      s"$key names no setting of Spark's, but looks like ttlstore's $suggestion without its " +
+        s"'ttlstore.' segment. Set $suggestion instead; Spark ignores $key.")
+
   def unsupportedOperation(operation: String, why: String): TtlStoreException =
     error("UNSUPPORTED_OPERATION", "operation" -> operation)(
       s"ttlstore does not support $operation: $why")

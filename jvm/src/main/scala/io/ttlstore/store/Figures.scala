@@ -23,7 +23,13 @@ final class ExpiryFigures {
   var beforeSnapshot = 0L
   var examined = 0L
   var byFilter = 0L
+
+  /** Rows uncounted at commit because they are certainly expired (native filter stores). */
+  var uncounted = 0L
   var compactionsRequested = 0L
+
+  /** Rows that left numRowsTotal because they expired, by every path. */
+  def rowsExpired: Long = onAccess + bySweep + beforeSnapshot + uncounted
 }
 
 /** Legacy rows one version upgraded, by path. */

@@ -10,12 +10,22 @@ final class FilterUpkeep {
   @volatile private var requested = false
   private var removedAtCommit = 0L
 
+  /** Rows uncounted as expired that the filter has not been seen to drop yet (an estimate). */
+  private var pending = 0L
+
+  /** Rows uncounted as expired and probably still on disk: uncounted minus what the filter dropped. */
+  def expiredOnDisk: Long = synchronized(pending)
+
+  /** A compaction of every file ran: the filter dropped every row expired at the pushed time. */
+  def compacted(): Unit = synchronized { pending = 0L }
+
   /**
    * Counts `dropped` rows as expired since the last compaction request; once those reach `share` of
    * the stored rows (and at least [[FilterUpkeep.MinRowsToCompact]]) asks for a compaction and
    * returns true: the native filter then sees every file.
    */
-  def expired(dropped: Long, storedRows: Long, share: Double): Boolean = {
+  def expired(dropped: Long, storedRows: Long, share: Double): Boolean = synchronized {
+    pending += dropped
     expiredSinceRequest += dropped
     val n = expiredSinceRequest
     if (share > 0 && n >= FilterUpkeep.MinRowsToCompact && n >= share * (storedRows + n)) {
@@ -33,16 +43,18 @@ final class FilterUpkeep {
   }
 
   /** Of the filter's running total of removed rows, those removed since the previous call. */
-  def removedSince(total: Long): Long = {
+  def removedSince(total: Long): Long = synchronized {
     val delta = math.max(0L, total - removedAtCommit)
     removedAtCommit = total
+    pending = math.max(0L, pending - delta)
     delta
   }
 
-  def reset(): Unit = {
+  def reset(): Unit = synchronized {
     expiredSinceRequest = 0L
     requested = false
     removedAtCommit = 0L
+    pending = 0L
   }
 }
 

@@ -42,23 +42,13 @@ final class LocalStore(
 
   /** The committed version the local DB holds; -1 when it holds nothing trustworthy. */
   private var loadedVersion: Long = -1L
-  private var rows: Long = 0L
+  private val state = new CommittedState
 
   /** The newest version for which a snapshot exists or is queued for upload. */
   private var lastSnapshotVersion: Long = 0L
 
   /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
-
-  /** The timestamps of the stored rows; changed in place by the store version being written. */
-  private var histogram = TimestampHistogram.empty()
-
-  /** The largest event time seen up to the loaded version; Long.MinValue before any. */
-  private var streamTimeMs = Long.MinValue
-  private var recordedTtl: Option[TtlRecord] = None
-
-  /** Rows stamped before this are not counted in numRows or the histogram (see [[TtlStore]]). */
-  private var countedFromMs = Long.MinValue
 
   /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
   private val upkeep = new FilterUpkeep
@@ -75,18 +65,19 @@ final class LocalStore(
    */
   private var upgradeCursor: Option[Array[Byte]] = None
 
-  /** Rows in the legacy family (an adopted checkpoint's rows not yet upgraded). */
-  private var legacyRowCount = 0L
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
+
+  /** True when the last load found a committed changelog of the version after the loaded one. */
+  private var nextVersionListed = false
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
   def version: Long = loadedVersion
-  def numRows: Long = rows
-  def timestamps: TimestampHistogram = histogram
-  def streamTime: Long = streamTimeMs
-  def countedFrom: Long = countedFromMs
-  def legacyRows: Long = legacyRowCount
+  def numRows: Long = state.rows
+  def timestamps: TimestampHistogram = state.timestamps
+  def streamTime: Long = state.streamTime
+  def countedFrom: Long = state.countedFrom
+  def legacyRows: Long = state.legacyRows
   def adoption: Option[AdoptionRecord] = adoptions.current
   def sweepResumesAt: Option[Array[Byte]] = sweepCursor
   def upgradeResumesAt: Option[Array[Byte]] = upgradeCursor
@@ -94,6 +85,9 @@ final class LocalStore(
   /** The changelog of `version`, written atomically into the checkpoint when committed. */
   def newChangelog(version: Long, codec: String): ChangelogWriter =
     new ChangelogWriter(files.createAtomic(files.changelogPath(version)), codec)
+
+  /** With the native filter: rows uncounted as expired that are probably still on disk (an estimate). */
+  def expiredOnDisk: Long = upkeep.expiredOnDisk
 
   /** See [[FilterUpkeep.expired]]: true if the commit asks maintenance for a compaction. */
   def expiredUncounted(dropped: Long, storedRows: Long, share: Double): Boolean =
@@ -118,12 +112,23 @@ final class LocalStore(
   def takeFilterRemoved(): Long =
     if (handle == null) 0L else handle.filter.map(f => upkeep.removedSince(f.removedRows)).getOrElse(0L)
 
+  /**
+   * The "now" an earlier attempt of the batch after the loaded version judged by, if that attempt
+   * committed this store (the batch failed later, and Spark runs it again): the replay judges the
+   * same. Known only when the load listed the checkpoint; a local copy that already held the version
+   * serves a first attempt.
+   */
+  def earlierAttemptNow(version: Long): Option[Long] =
+    if (version != loadedVersion || !nextVersionListed) None
+    else files.recordedTtl(version + 1).flatMap(_.nowMs)
+
   /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
-  def recorded: Option[TtlRecord] = recordedTtl
+  def recorded: Option[TtlRecord] = state.recorded
 
   /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
   def load(version: Long, loadEmpty: Boolean): Int = {
     if (handle != null && version == loadedVersion && !loadEmpty) return 0
+    nextVersionListed = false
     // The DB is about to change other than through the stores' recorded puts and removes.
     knownKeys.clear()
     if (loadEmpty) {
@@ -133,6 +138,7 @@ final class LocalStore(
       0
     } else {
       val listing = files.listing()
+      nextVersionListed = listing.changelogs.contains(version + 1)
       val adopted = adoptions.baseFor(version, listing)
       if (version > 0 && adopted.isEmpty && !listing.changelogs.contains(version) &&
         !listing.snapshots.contains(version)) {
@@ -146,7 +152,7 @@ final class LocalStore(
         else {
           restore(snapshot)
           if (snapshot.isEmpty) adopted.foreach { case (record, source) =>
-            legacyRowCount = adoptions.adopt(record, source, handle)
+            state.adopted(adoptions.adopt(record, source, handle))
           }
           base
         }
@@ -176,7 +182,7 @@ final class LocalStore(
   private def replayUpTo(from: Long, version: Long): Int = {
     loadedVersion = -1L
     (from + 1 to version).foreach(replay)
-    if (recordedTtl.isEmpty && rows > 0) histogram = Replay.timestamps(handle)
+    if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
     loadedVersion = version
     (version - from).toInt
   }
@@ -190,11 +196,7 @@ final class LocalStore(
     sweepCursor = sweepFrom
     upgradeCursor = upgradeFrom
     loadedVersion = version
-    rows = numRows
-    streamTimeMs = ttl.streamTimeMs.getOrElse(Long.MinValue)
-    countedFromMs = ttl.countedFromMs.getOrElse(Long.MinValue)
-    legacyRowCount = ttl.legacyRows.getOrElse(0L)
-    recordedTtl = Some(ttl)
+    state.committed(numRows, ttl)
     knownKeys.clear()
   }
 
@@ -204,11 +206,9 @@ final class LocalStore(
    * scan) and everything stored counts from here on.
    */
   def recountIfTtlChanged(ttlMs: Long): Boolean =
-    if (countedFromMs == Long.MinValue || recordedTtl.forall(_.ttlMs == ttlMs)) false
+    if (state.countedFrom == Long.MinValue || state.recorded.forall(_.ttlMs == ttlMs)) false
     else {
-      histogram = Replay.timestamps(handle)
-      rows = histogram.total
-      countedFromMs = Long.MinValue
+      state.recounted(Replay.timestamps(handle))
       knownKeys.clear()
       true
     }
@@ -235,7 +235,7 @@ final class LocalStore(
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
     handle.checkpointTo(dir)
-    snapshots.offer(version, rows, recordedTtl, dir)
+    snapshots.offer(version, state.rows, state.recorded, dir)
     lastSnapshotVersion = version
   }
 
@@ -248,6 +248,7 @@ final class LocalStore(
     if (h == null || h.isClosed || !upkeep.takeRequest()) false
     else {
       h.compactNow()
+      upkeep.compacted()
       true
     }
   }
@@ -270,10 +271,8 @@ final class LocalStore(
     dbDir.mkdirs()
     val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
     handle = RocksDbHandle.open(dbDir, storeName, settings, newFilter())
-    legacyRowCount = 0L
     upkeep.reset()
-    rows = manifest.map(_.numRows).getOrElse(0L)
-    useRecord(manifest.flatMap(_.ttl))
+    state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
     sweepCursor = None
     upgradeCursor = None
     lastSnapshotVersion = snapshotVersion.getOrElse(0L)
@@ -283,17 +282,8 @@ final class LocalStore(
   private def replay(version: Long): Unit = {
     val reader = files.openChangelog(version)
     try {
-      Replay.changelog(reader, handle, legacyRowCount > 0)
-      rows = reader.rowsAfter
-      useRecord(reader.ttl)
+      Replay.changelog(reader, handle, state.legacyRows > 0)
+      state.replayed(reader.rowsAfter, reader.ttl)
     } finally reader.close()
-  }
-
-  private def useRecord(ttl: Option[TtlRecord]): Unit = {
-    recordedTtl = ttl
-    ttl.foreach(t => legacyRowCount = t.legacyRows.getOrElse(0L))
-    histogram = ttl.map(_.timestamps).getOrElse(TimestampHistogram.empty())
-    streamTimeMs = ttl.flatMap(_.streamTimeMs).getOrElse(Long.MinValue)
-    countedFromMs = ttl.flatMap(_.countedFromMs).getOrElse(Long.MinValue)
   }
 }

@@ -5,6 +5,7 @@ import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.commons.io.FileUtils
+import org.apache.spark.SparkEnv
 
 /**
  * The local working directories of this JVM's stores. A store deletes its own on `close`, but Spark
@@ -17,6 +18,19 @@ object LocalWorkDirs {
   private lazy val hook: Unit = {
     sys.addShutdownHook { live.forEach(d => FileUtils.deleteQuietly(d)) }
     ()
+  }
+
+  /**
+   * Where working copies go: `localDir` if set, else Spark's local directories (the first of
+   * SPARK_LOCAL_DIRS or spark.local.dir), else the JVM's temporary directory.
+   */
+  def root(localDir: Option[String]): File = {
+    val configured = localDir
+      .orElse(sys.env.get("SPARK_LOCAL_DIRS"))
+      .orElse(Option(SparkEnv.get).flatMap(_.conf.getOption("spark.local.dir")))
+      .map(_.split(",").head.trim)
+      .getOrElse(System.getProperty("java.io.tmpdir"))
+    new File(configured)
   }
 
   /** A new, registered directory `ttlstore-<uuid>` under `root` (not yet created). */

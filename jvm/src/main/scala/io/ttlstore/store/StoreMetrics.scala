@@ -36,7 +36,10 @@ object StoreMetrics {
     "ttlstoreSweepRowsExamined", "ttlstore: rows the sweep examined")
   val ExpiredRowsStored = StateStoreCustomSumMetric(
     "ttlstoreExpiredRowsStored",
-    "ttlstore: rows that are expired but still stored (counted in numRowsTotal)")
+    "ttlstore: rows expired but still stored (with the native filter: an estimate of those no compaction dropped yet)")
+  val RowsExpired = StateStoreCustomSumMetric(
+    "ttlstoreRowsExpired",
+    "ttlstore: rows that left numRowsTotal because they expired (every path: read, sweep, snapshot, filter)")
   val ExpiredRemovedByFilter = StateStoreCustomSumMetric(
     "ttlstoreExpiredRemovedByFilter",
     "ttlstore: expired values the native compaction filter dropped (older versions of a key included)")
@@ -55,7 +58,7 @@ object StoreMetrics {
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
-    ExpiredRowsStored, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
+    ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit)
 
   /** The custom metrics of one store version. */
@@ -82,6 +85,7 @@ object StoreMetrics {
     ExpiredRemovedByFilter -> expiry.byFilter,
     CompactionsRequested -> expiry.compactionsRequested,
     ExpiredRowsStored -> expiredStored,
+    RowsExpired -> expiry.rowsExpired,
     LegacyRowsRemaining -> legacyRows,
     RowsUpgradedOnAccess -> upgrades.onAccess,
     RowsUpgradedByCommit -> upgrades.byCommit)

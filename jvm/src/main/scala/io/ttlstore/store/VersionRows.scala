@@ -47,7 +47,11 @@ final class VersionRows(settings: VersionSettings, local: LocalStore) {
   def rows: Long = counter.rows
   def legacyRows: Long = access.legacyRows
   def changed: Boolean = writer.changed
-  def expiredStored: Long = counter.timestamps.certainlyExpired(settings.policy.ttlMs, settings.now)
+
+  /** Expired rows still stored: those still counted, and with the native filter those uncounted but not dropped yet. */
+  def expiredStored: Long =
+    counter.timestamps.certainlyExpired(settings.policy.ttlMs, settings.now) +
+      (if (local.usesFilter) local.expiredOnDisk else 0L)
 
   /**
    * A point read: the stored value if visible, else null. In a write store an expired row is
@@ -204,6 +208,7 @@ final class VersionRows(settings: VersionSettings, local: LocalStore) {
    */
   private def forgetExpired(): Unit = if (rules.enabled) {
     val dropped = counter.forgetExpired(settings.policy.ttlMs, settings.now)
+    expiry.uncounted += dropped
     if (local.expiredUncounted(dropped, counter.rows, settings.compactExpiredShare)) {
       expiry.compactionsRequested += 1
     }
