@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, rows
 
 import ttlstore
@@ -84,3 +85,43 @@ def _from_ms(ms: int):
     from datetime import datetime
 
     return datetime.fromtimestamp(ms // 1000).replace(microsecond=ms % 1000 * 1000)
+
+
+def test_an_idle_partition_s_rows_expire_as_the_query_s_watermark_passes_them(spark: SparkSession, tmp_path: Path):
+    """Event time with a watermark: every partition judges by the batch's watermark, so the rows of a
+    partition that receives nothing more expire as the rest of the stream moves the watermark on."""
+    probe = spark.createDataFrame([(f"k{i}",) for i in range(100)], "key string")
+    placed = probe.select("key", F.expr("pmod(hash(key), 2)").alias("p")).collect()  # Spark's shuffle hash
+    idle = [r.key for r in placed if r.p == 0][:5]
+    busy = [r.key for r in placed if r.p == 1][:7]
+    source, checkpoint = tmp_path / "input", tmp_path / "checkpoint"
+    write_round(source, 0, rows(*idle, t=0) + rows(busy[0], t=0))
+    for j in range(1, 7):
+        write_round(source, j, rows(busy[j], t=j * 60))  # only the busy partition hears from now on
+    config = ttlstore.StateTtlConfig("3 minutes", time_characteristic="EventTime", event_time_column="max")
+    conf = {ttlstore.settings.PROVIDER_CLASS_KEY: TTL_PROVIDER, **config.to_spark_conf()}
+    previous = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        query = (
+            spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1).json(str(source))
+            .withColumn("ts", F.timestamp_seconds("t")).withWatermark("ts", "0 seconds")
+            .groupBy("key").agg(F.max("ts"))  # the state value's field "max": the key's latest event
+            .writeStream.format("noop").outputMode("update")
+            .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
+        )
+        query.awaitTermination()
+        last = query.lastProgress
+    finally:
+        for k, v in previous.items():
+            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+    # The last batch's watermark (Spark's offset log) is past the idle keys' expiry: only the busy keys
+    # seen within the TTL before it are left, on both partitions' count and as the reader shows them.
+    batches = sorted(int(p.name) for p in (checkpoint / "offsets").iterdir() if p.name.isdigit())
+    watermark = json.loads((checkpoint / "offsets" / str(batches[-1])).read_text().splitlines()[1])["batchWatermarkMs"]
+    alive = [key for j, key in enumerate(busy) if j * 60_000 + 180_000 > watermark]
+    assert watermark >= 180_000 and 0 < len(alive) < len(busy)
+    assert last["stateOperators"][0]["numRowsTotal"] == len(alive)
+    assert sorted(r.key.key for r in ttlstore.read_state(spark, checkpoint).collect()) == sorted(alive)

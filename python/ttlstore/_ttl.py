@@ -55,12 +55,13 @@ _LONG_MAX = 2**63 - 1
 def duration_ms(value: Duration) -> int:
     """Convert a TTL to whole milliseconds, as the JVM side parses it.
 
-    :param value: a :class:`~datetime.timedelta`, a string such as ``"10 minutes"``, ``"30s"``,
-        ``"1h"``, or a number of milliseconds. ``0`` turns TTL off.
+    :param value: a :class:`~datetime.timedelta`, a string in Spark's interval words such as
+        ``"10 minutes"``, ``"30s"``, ``"1 hour 30 minutes"`` or ``"interval 1 week"`` (months and
+        years have no fixed length and are refused), or a number of milliseconds. ``0`` turns TTL off.
     :raises ValueError: for a negative, fractional-millisecond or unparsable duration.
 
-    >>> duration_ms(timedelta(minutes=10)), duration_ms("30s"), duration_ms(1500)
-    (600000, 30000, 1500)
+    >>> duration_ms(timedelta(minutes=10)), duration_ms("1 hour 30 minutes"), duration_ms(1500)
+    (600000, 5400000, 1500)
     """
     if isinstance(value, bool):
         raise ValueError(f"a TTL must be a duration, not a boolean: {value!r}")

@@ -16,7 +16,7 @@ import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
 import io.ttlstore.store.{LocalStore, LocalWorkDirs, TimestampedValue}
-import io.ttlstore.ttl.{ExpiryRule, TimeCharacteristic}
+import io.ttlstore.ttl.ExpiryRule
 
 /**
  * What `ttlstore inspect` reports about a streaming checkpoint, read without a running query and
@@ -156,12 +156,8 @@ object CheckpointInspector {
     }
     val settings = record.flatMap { r =>
       r.policy.map { p =>
-        val judgedAt = p.timeCharacteristic match {
-          case TimeCharacteristic.ProcessingTime => r.nowMs
-          case TimeCharacteristic.EventTime => r.streamTimeMs
-        }
         TtlSettings(p.ttlMs, p.updateType.name, p.visibility.name, p.timeCharacteristic.name,
-          p.eventTimeColumn, judgedAt)
+          p.eventTimeColumn, r.judgedAtMs)
       }
     }
     val base = StoreReport(operatorId, storeName, partition, "ttlstore", format,

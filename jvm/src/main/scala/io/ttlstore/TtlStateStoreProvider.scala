@@ -130,6 +130,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
   private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): TtlStore =
     synchronized {
       val base = template.copy(version = version, readOnly = readOnly, now = now, lastLoad = lastLoad,
+        judgedByWatermark = time.watermarkAt(version).contains(now),
         snapshotOnCommit = forceSnapshot || local.snapshotDue(version + 1, storeConf.minDeltasForSnapshot))
       val forReader = if (readOnly && readByStateReader) StateReaderView.of(base, local.recorded) else None
       if (forReader.isEmpty) local.pushTime(settings.ttl.ttlMs, now)
@@ -262,7 +263,8 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
         case e: OutOfMemoryError => throw TtlStoreErrors.notEnoughMemoryToLoad(id.toString, version, e)
         case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e)
       }
-    checkTimeCharacteristic()
+    // Spark's state reader judges with what the version recorded, whatever the reading session sets.
+    if (!readByStateReader) checkTimeCharacteristic()
     if (local.recountIfTtlChanged(settings.ttl.ttlMs)) {
       logInfo(s"The TTL of $id changed: counted its rows again")
     }

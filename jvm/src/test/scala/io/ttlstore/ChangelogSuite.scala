@@ -18,7 +18,7 @@ class ChangelogSuite extends AnyFunSuite {
     val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
     val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(1)), codec)
     body(writer)
-    writer.commit(rowsAfter = 42, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None))
+    writer.commit(rowsAfter = 42, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
     new File(new File(dir, CheckpointFiles.DirName), "1.changelog")
   }
 

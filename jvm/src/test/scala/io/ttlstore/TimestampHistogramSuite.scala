@@ -45,8 +45,10 @@ class TimestampHistogramSuite extends AnyFunSuite {
   test("a recorded histogram rebuilds to the same counts") {
     val h = TimestampHistogram.empty()
     Seq(5L, 7L, 7L).foreach(h.add)
-    val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h, Some(3L), Some(11L), Some(5L)).toJson)
+    val back = TtlRecord.fromJson(TtlRecord(TtlPolicy.Off, Some(9L), h, Some(3L), Some(11L), Some(5L), Some(8L)).toJson)
     assert(back.timestamps.entries == h.entries && back.streamTimeMs.contains(9L) && back.countedFromMs.contains(
-      3L) && back.nowMs.contains(11L) && back.legacyRows.contains(5L))
+      3L) && back.nowMs.contains(11L) && back.legacyRows.contains(5L) && back.watermarkMs.contains(8L))
+    // A record written before watermarks were recorded reads with none.
+    assert(TtlRecord.fromJson(back.toJson.replace(",\"watermarkMs\":8", "")).watermarkMs.isEmpty)
   }
 }

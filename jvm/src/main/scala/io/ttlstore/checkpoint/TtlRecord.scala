@@ -32,7 +32,15 @@ final case class TtlRecord(
     /** The "now" the version was written with (processing time), so readers judge as it did. */
     nowMs: Option[Long] = None,
     /** Rows still in the legacy family (an adopted checkpoint's rows not yet upgraded). */
-    legacyRows: Option[Long] = None) {
+    legacyRows: Option[Long] = None,
+    /** Event time: the batch's watermark the version was judged by, when the query has one. */
+    watermarkMs: Option[Long] = None) {
+
+  /** The time a reader judges the version by, as the query did; None when none was recorded. */
+  def judgedAtMs: Option[Long] = timeCharacteristicValue.flatMap {
+    case TimeCharacteristic.ProcessingTime => nowMs
+    case TimeCharacteristic.EventTime => watermarkMs.orElse(streamTimeMs)
+  }
 
   def timeCharacteristicValue: Option[TimeCharacteristic] =
     TtlPolicy.named(TimeCharacteristic.all)(timeCharacteristic)
@@ -54,11 +62,12 @@ object TtlRecord {
   private implicit val formats: Formats = DefaultFormats
 
   def apply(policy: TtlPolicy, streamTimeMs: Option[Long], histogram: TimestampHistogram,
-      countedFromMs: Option[Long], nowMs: Option[Long], legacyRows: Option[Long]): TtlRecord =
+      countedFromMs: Option[Long], nowMs: Option[Long], legacyRows: Option[Long], watermarkMs: Option[Long])
+      : TtlRecord =
     TtlRecord(policy.ttlMs, policy.updateType.name, policy.visibility.name,
       policy.timeCharacteristic.name, policy.eventTimeColumn, streamTimeMs,
       histogram.granularityMs, histogram.entries.map { case (b, n) => List(b, n) }.toList,
-      countedFromMs, nowMs, legacyRows)
+      countedFromMs, nowMs, legacyRows, watermarkMs)
 
   def fromJson(json: String): TtlRecord = Serialization.read[TtlRecord](json)
 }

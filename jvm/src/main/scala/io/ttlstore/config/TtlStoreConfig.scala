@@ -88,8 +88,9 @@ object TtlStoreConfig {
     TimeCharacteristic.all,
     "ProcessingTime: rows are stamped with the batch's timestamp from Spark's offset log (one per " +
       "batch, kept when a batch runs again). EventTime: " +
-      "rows are stamped with eventTimeColumn, and now is the largest event time the store has " +
-      "seen (stream time), recorded with each version. Fixed for a checkpoint once it has rows.")
+      "rows are stamped with eventTimeColumn, and now is the batch's watermark when the query has " +
+      "one, else the largest event time the store has seen (stream time), recorded with each " +
+      "version. Fixed for a checkpoint once it has rows.")
 
   val EventTimeColumnKey: ConfigKey[Option[String]] = ConfigKey(
     "eventTimeColumn", None,

@@ -36,9 +36,7 @@ object StateReaderView {
   private def recordedView(recorded: Option[TtlRecord]): Option[(TtlPolicy, Long)] = for {
     record <- recorded
     policy <- record.policy
-    now <- policy.timeCharacteristic match {
-      case TimeCharacteristic.ProcessingTime => record.nowMs
-      case TimeCharacteristic.EventTime => record.streamTimeMs.orElse(Some(Long.MinValue))
-    }
+    now <- record.judgedAtMs.orElse(
+      if (policy.timeCharacteristic == TimeCharacteristic.EventTime) Some(Long.MinValue) else None)
   } yield (policy, now)
 }

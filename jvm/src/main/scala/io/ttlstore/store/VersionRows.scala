@@ -132,7 +132,7 @@ final class VersionRows(settings: VersionSettings, local: LocalStore) {
     expiry.byFilter = local.takeFilterRemoved()
     TtlRecord(settings.policy, Some(streamTime).filter(_ != Long.MinValue), counter.timestamps,
       Some(counter.countedFrom).filter(_ != Long.MinValue), Some(settings.now),
-      Some(access.legacyRows).filter(_ > 0))
+      Some(access.legacyRows).filter(_ > 0), Some(settings.now).filter(_ => settings.judgedByWatermark))
   }
 
   /** Seals the changelog; returns its bytes. The local copy then holds `version + 1`. */

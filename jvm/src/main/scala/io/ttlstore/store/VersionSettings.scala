@@ -33,7 +33,9 @@ final case class VersionSettings(
     /** The load that made the local copy hold this version (reported in the metrics). */
     lastLoad: LoadFigures,
     /** A `ttlstore_state` read to tell each scanned row's timestamp (see [[RowTimes]]). */
-    rowTimes: Option[RowTimes] = None) {
+    rowTimes: Option[RowTimes] = None,
+    /** Event time: `now` is the batch's watermark (recorded with the version for readers). */
+    judgedByWatermark: Boolean = false) {
 
   override def toString: String = s"TtlStore[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
 }

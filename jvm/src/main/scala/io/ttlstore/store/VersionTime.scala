@@ -10,7 +10,8 @@ import io.ttlstore.ttl.{Clock, TimeCharacteristic}
  * (docs/ttl.md, "What now is"). Processing time: the time an earlier attempt of the batch judged by,
  * if one committed this store; else the batch's timestamp in Spark's offset log, one time for every
  * partition and every attempt of the batch; else (a store outside a streaming query, or with the
- * testing clock set) the clock, read once. Event time: the stream time recorded with the version.
+ * testing clock set) the clock, read once. Event time: the batch's watermark when the query has
+ * one, else the stream time recorded with the version (the store's own, as Kafka Streams keeps it).
  */
 final class VersionTime(
     local: LocalStore,
@@ -26,6 +27,15 @@ final class VersionTime(
       local.earlierAttemptNow(version)
         .orElse(if (testingClock) None else OffsetLog.batchTime(stateRoot, version, hadoopConf).map(_.timestampMs))
         .getOrElse(clock().millis())
-    case TimeCharacteristic.EventTime => local.streamTime
+    case TimeCharacteristic.EventTime => watermarkAt(version).getOrElse(local.streamTime)
   }
+
+  /**
+   * Event time with a watermark: the watermark Spark recorded for the batch, one query-wide time
+   * that every partition judges by (an idle partition too) and every attempt reuses. None in
+   * processing time, and before the query's watermark has moved (Spark records 0 then).
+   */
+  def watermarkAt(version: Long): Option[Long] =
+    if (time != TimeCharacteristic.EventTime) None
+    else OffsetLog.batchTime(stateRoot, version, hadoopConf).map(_.watermarkMs).filter(_ > 0)
 }
