@@ -1,18 +1,16 @@
 package io.ttlstore
 
 import java.io.File
-import java.nio.charset.StandardCharsets
 
 import scala.util.control.NonFatal
 
-import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumFileSystem, FileStatus, FileSystem, Path}
-import org.json4s.{DefaultFormats, Formats, JValue}
-import org.json4s.jackson.{JsonMethods, Serialization}
+import org.json4s.{DefaultFormats, Formats}
+import org.json4s.jackson.Serialization
 
-import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader}
-import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.checkpoint.{CheckpointFiles, OffsetLog, SnapshotUploader}
+import io.ttlstore.config.{ConfigKey, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
 import io.ttlstore.store.{LocalStore, LocalWorkDirs, TimestampedValue}
@@ -67,8 +65,6 @@ object CheckpointInspector {
       bytesOnDisk: Long,
       ttl: Option[TtlSettings],
       scanned: Boolean)
-
-  private val ProviderKey = "spark.sql.streaming.stateStore.providerClass"
 
   /** Directories inside a partition directory that belong to a store, not name one. */
   private val StoreFileDirs = Set(CheckpointFiles.DirName, "SSTs", "logs", "_metadata")
@@ -221,7 +217,7 @@ object CheckpointInspector {
     val file = new Path(opDir, "_metadata/metadata")
     if (!fs.exists(file) || !fs.getFileStatus(file).isFile) return (None, Nil)
     try {
-      val json = jsonAfterVersionLine(fs, file)
+      val json = OffsetLog.jsonAfterVersionLine(fs, file)
       val name = (json \ "operatorInfo" \ "operatorName").extractOpt[String]
       val stores = (json \ "stateStoreInfo" \\ "storeName") match {
         case org.json4s.JString(s) => Seq(s)
@@ -233,17 +229,8 @@ object CheckpointInspector {
 
   /** The state store provider pinned in an offset-log entry (absent before Spark pinned it). */
   private def provider(fs: FileSystem, entry: Path): Option[String] =
-    try (jsonAfterVersionLine(fs, entry) \ "conf" \ ProviderKey).extractOpt[String]
+    try (OffsetLog.jsonAfterVersionLine(fs, entry) \ "conf" \ ConfigKey.SparkProviderKey).extractOpt[String]
     catch { case NonFatal(_) => None }
-
-  /** Spark's log files: a version line (`v1`), then one JSON document on the next line. */
-  private def jsonAfterVersionLine(fs: FileSystem, file: Path): JValue = {
-    val in = fs.open(file)
-    val text =
-      try IOUtils.toString(in, StandardCharsets.UTF_8)
-      finally in.close()
-    JsonMethods.parse(text.linesIterator.drop(1).next())
-  }
 
   private def bytesBelow(fs: FileSystem, dir: Path, skip: Set[String]): Long =
     fs.listStatus(dir).toSeq.map { s: FileStatus =>

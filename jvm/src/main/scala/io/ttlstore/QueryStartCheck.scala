@@ -25,8 +25,6 @@ import io.ttlstore.store.NativeFilter
  * streaming plan with its operator ids.
  */
 object QueryStartCheck {
-  private val ProviderKey = "spark.sql.streaming.stateStore.providerClass"
-  private val StatePrefix = "spark.sql.streaming.stateStore."
 
   private val Ours = classOf[TtlStateStoreProvider].getName
 
@@ -89,11 +87,11 @@ object QueryStartCheck {
       val ops = operators(plan)
       if (ops.nonEmpty) {
         val conf = plan.conf
-        val confs = conf.getAllConfs.filter(_._1.startsWith(StatePrefix))
-        val pinned = conf.getConfString(ProviderKey, "")
+        val confs = conf.getAllConfs.filter(_._1.startsWith(ConfigKey.SparkStatePrefix))
+        val pinned = conf.getConfString(ConfigKey.SparkProviderKey, "")
         if (pinned == Ours) check(confs, ops)
         else {
-          val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ProviderKey))
+          val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ConfigKey.SparkProviderKey))
           checkPinned(pinned, confs, asked, ops.head.stateDir)
         }
       }

@@ -6,8 +6,8 @@ import scala.util.control.NonFatal
 
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
-import org.json4s.{DefaultFormats, Formats}
+import org.apache.hadoop.fs.{FileSystem, Path}
+import org.json4s.{DefaultFormats, Formats, JValue}
 import org.json4s.jackson.JsonMethods
 
 /** What Spark's offset log records for one micro-batch: when it was planned, and its watermark. */
@@ -41,14 +41,21 @@ object OffsetLog {
     }
   }
 
+  /**
+   * The JSON document of one of Spark's log files (an offset-log entry, an operator's
+   * `_metadata/metadata`): a version line (`v1`), then the document on the next line.
+   */
+  def jsonAfterVersionLine(fs: FileSystem, file: Path): JValue = {
+    val in = fs.open(file)
+    val text =
+      try IOUtils.toString(in, StandardCharsets.UTF_8)
+      finally in.close()
+    JsonMethods.parse(text.linesIterator.drop(1).next())
+  }
+
   private def readEntry(path: Path, hadoopConf: Configuration): Option[BatchTime] =
     try {
-      val fs = path.getFileSystem(hadoopConf)
-      val in = fs.open(path)
-      val text =
-        try IOUtils.toString(in, StandardCharsets.UTF_8)
-        finally in.close()
-      val json = JsonMethods.parse(text.linesIterator.drop(1).next())
+      val json = jsonAfterVersionLine(path.getFileSystem(hadoopConf), path)
       for {
         ts <- (json \ "batchTimestampMs").extractOpt[Long]
         wm = (json \ "batchWatermarkMs").extractOpt[Long].getOrElse(0L)

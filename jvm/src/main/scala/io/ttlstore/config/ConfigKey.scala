@@ -57,6 +57,12 @@ object ConfigKey {
    * caught instead of being ignored.
    */
   val Prefix = "spark.sql.streaming.stateStore.ttlstore."
+
+  /** Spark's own state store settings, ours among them. */
+  val SparkStatePrefix = "spark.sql.streaming.stateStore."
+
+  /** The provider a query runs on (Spark pins it in the checkpoint's offset log). */
+  val SparkProviderKey = "spark.sql.streaming.stateStore.providerClass"
 }
 
 /** A resolved value and the key that set it (None: the default). */

@@ -28,17 +28,14 @@ object ConfigScope {
       }
     }
 
-  /** Spark's state store settings: `spark.sql.streaming.stateStore.<name>`. */
-  private val StatePrefix = "spark.sql.streaming.stateStore."
-
   /**
    * Fails on a Spark state store key that is one of ttlstore's settings written without the
    * `ttlstore.` segment (`spark.sql.streaming.stateStore.ttl`): Spark would ignore it silently.
    */
   def checkUnprefixed(confs: Map[String, String]): Unit =
     confs.keys.toSeq.sorted.foreach { k =>
-      if (k.startsWith(StatePrefix) && !k.startsWith(ConfigKey.Prefix)) {
-        val rest = k.stripPrefix(StatePrefix)
+      if (k.startsWith(ConfigKey.SparkStatePrefix) && !k.startsWith(ConfigKey.Prefix)) {
+        val rest = k.stripPrefix(ConfigKey.SparkStatePrefix)
         val scopedRest = rest match {
           case StoreKey(_, _, name) => Some(name)
           case OperatorKey(_, name) => Some(name)

@@ -15,6 +15,9 @@ sealed trait RowAccess {
   /** The key's legacy row as a timestamped value (stamped with the legacy stamp), or null. */
   def legacy(k: Array[Byte]): Array[Byte]
 
+  /** True if the key has a legacy row (no copy made: writes and removes only need to know). */
+  def isLegacy(k: Array[Byte]): Boolean
+
   /** Takes the key out of the legacy family (upgraded or removed); the caller logs the change. */
   def dropLegacy(k: Array[Byte]): Unit
 
@@ -38,6 +41,7 @@ object RowAccess {
   final class Current(db: RocksDbHandle) extends RowAccess {
     override def legacyRows: Long = 0L
     override def legacy(k: Array[Byte]): Array[Byte] = null
+    override def isLegacy(k: Array[Byte]): Boolean = false
     override def dropLegacy(k: Array[Byte]): Unit = ()
     override def cursor(): RowCursor = new RowCursor.Current(db.newIterator())
     override def upgradeSome(from: Option[Array[Byte]], budget: Int)(
@@ -54,6 +58,8 @@ object RowAccess {
         val plain = db.getLegacy(k)
         if (plain == null) null else TimestampedValue.encode(legacyStamp, plain, 0, plain.length)
       }
+
+    override def isLegacy(k: Array[Byte]): Boolean = remaining > 0 && db.getLegacy(k) != null
 
     override def dropLegacy(k: Array[Byte]): Unit = {
       db.deleteLegacy(k)

@@ -42,7 +42,7 @@ final class VersionWriter(
   def write(k: Array[Byte], v: Array[Byte], ts: Long): Unit = {
     val old = storedTimestamp(k)
     if (!KnownKeys.isAbsent(old)) counter.removed(old)
-    else if (access.legacy(k) != null) access.dropLegacy(k)
+    else if (access.isLegacy(k)) access.dropLegacy(k)
     counter.added(ts)
     db.put(k, v)
     log().put(k, v)
@@ -67,7 +67,7 @@ final class VersionWriter(
   def remove(k: Array[Byte]): Unit = {
     val old = storedTimestamp(k)
     if (!KnownKeys.isAbsent(old)) delete(k, old)
-    else if (access.legacy(k) != null) deleteLegacy(k)
+    else if (access.isLegacy(k)) deleteLegacy(k)
   }
 
   /** Seals the changelog (created now if nothing changed); returns its bytes. */
