@@ -20,7 +20,7 @@ EXTENSIONS_KEY = "spark.sql.extensions"
 OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "local_dir": (PREFIX + "localDir", "(unset)", (str,)),
     "block_cache_size_mb": (PREFIX + "blockCacheSizeMB", "64", (int,)),
-    "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "16", (int,)),
+    "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "64", (int,)),
     "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", (int,)),
     "sst_compression": (PREFIX + "sstCompression", "lz4", (str,)),
     "known_keys_capacity": (PREFIX + "knownKeysCapacity", "100000", (int,)),

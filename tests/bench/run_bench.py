@@ -6,7 +6,9 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 - churn: dropDuplicates with every row a new key, over more, smaller batches; ttlstore with TTL
   keeps only the keys of the last CHURN_TTL while Spark's providers keep every key. ttlstore with
   TTL runs twice: with the native compaction filter (the default) and with the JVM sweep only;
-  the table compares the state's disk bytes (local SST files and checkpoint).
+  the table compares the state's disk bytes (local SST files and checkpoint);
+- ladder: per workload (dropDuplicates, aggregation), the steady per-row cost
+  as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot.
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -27,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+import ladders
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "bench-output"
 
@@ -45,7 +49,7 @@ PROVIDERS = {
                        {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
                         "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
 }
-WORKLOADS = ("aggregation", "dropDuplicates", "churn")
+WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 # Churn runs with maintenance every 5 s for every provider (Spark's default is 60 s, longer than a
@@ -227,6 +231,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
                 "provider differ by up to 10% on this machine, so single runs cannot show a 5% difference.",
             ]
         lines.append("")
+    lines += ladder_report(args)
     lines += overhead_report()
     lines += churn_report(results, args)
     lines += disk_churn_report()
@@ -239,6 +244,16 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
         "",
     ]
     return "\n".join(lines)
+
+
+def ladder_report(args: argparse.Namespace) -> list[str]:
+    """The size ladders (tests/bench/ladders.py), from bench-output/ladder.json; also draws docs/ladder.png."""
+    path = OUT / "ladder.json"
+    if not path.is_file():
+        return []
+    results = json.loads(path.read_text())
+    ladders.plot(results, PROVIDERS, Path(args.report).parent / "ladder.png")
+    return ladders.report(results, PROVIDERS, results[0]["partitions"])
 
 
 def overhead_report() -> list[str]:
@@ -417,6 +432,8 @@ def main() -> None:
     parser.add_argument("--churn-rows-per-batch", type=int, default=50_000)
     parser.add_argument("--churn-ttl", default="8 seconds")
     parser.add_argument("--workloads", nargs="*", default=list(WORKLOADS))
+    parser.add_argument("--ladder-workloads", nargs="*", default=list(ladders.LADDER_SIZES))
+    parser.add_argument("--ladder-partitions", type=int, default=2)
     parser.add_argument("--providers", nargs="*", default=list(PROVIDERS))
     parser.add_argument("--one", nargs=2, metavar=("WORKLOAD", "PROVIDER"), help=argparse.SUPPRESS)
     parser.add_argument("--report", default=str(ROOT / "docs" / "benchmarks.md"))
@@ -442,7 +459,10 @@ def main() -> None:
     results = []
     if args.merge and (OUT / "results.json").is_file():
         results = [r for r in json.loads((OUT / "results.json").read_text()) if r["workload"] not in args.workloads]
-    for workload in args.workloads:
+    if "ladder" in args.workloads:
+        ladder_results = ladders.run_ladders(PROVIDERS, args.ladder_workloads, args.providers, OUT, args.ladder_partitions)
+        (OUT / "ladder.json").write_text(json.dumps(ladder_results, indent=2))
+    for workload in (w for w in args.workloads if w != "ladder"):
         churn = workload == "churn"
         providers = [p for p in args.providers if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY)]
         repeated = [] if churn else [p for p in providers if p in REPEATED]

@@ -13,7 +13,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreSettings.parse
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 16, 10, "lz4", 100000, TtlPolicy.Off,
+    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 64, 10, "lz4", 100000, TtlPolicy.Off,
       allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
   }
 

@@ -2,6 +2,8 @@ package io.ttlstore.store
 
 import java.util.{Arrays, HashMap => JHashMap}
 
+import scala.util.hashing.MurmurHash3
+
 /**
  * Which keys exist in the local DB, and with which timestamp, as learned from this version's reads
  * and writes.
@@ -52,9 +54,14 @@ object KnownKeys {
 
   def isAbsent(answer: java.lang.Long): Boolean = answer eq Absent
 
-  /** Key bytes compared by content; the array must not change afterwards (callers own copies). */
+  /**
+   * Key bytes compared by content; the array must not change afterwards (callers own copies).
+   * Hashed with MurmurHash3: `Arrays.hashCode` (31 * h + b) gives keys that differ in a few low
+   * bytes, such as UnsafeRows of consecutive longs, so few distinct hashes that the map's bins
+   * degrade into trees (measured: most of a deduplication batch's time went to `HashMap.putVal`).
+   */
   private final class Key(val bytes: Array[Byte]) {
-    override val hashCode: Int = Arrays.hashCode(bytes)
+    override val hashCode: Int = MurmurHash3.bytesHash(bytes)
     override def equals(other: Any): Boolean = other match {
       case k: Key => Arrays.equals(bytes, k.bytes)
       case _ => false

@@ -148,6 +148,8 @@ final class RocksDbHandle private (
 
 object RocksDbHandle {
   val BatchRecords = 10000
+  private val DataBlockBytes = 4 * 1024
+  private val MetadataBlockBytes = 4 * 1024
 
   val LegacyFamily: String = "default"
   val TimestampedFamily: String = "timestamped"
@@ -191,18 +193,31 @@ object RocksDbHandle {
   private def bloomFilter(settings: TtlStoreSettings): Option[BloomFilter] =
     Some(settings.bloomFilterBitsPerKey).filter(_ > 0).map(bits => new BloomFilter(bits.toDouble))
 
+  /**
+   * The table layout, chosen by measurement (docs/benchmarks.md, "The lookup cliff"): index and
+   * filters are partitioned into blocks of `MetadataBlockBytes`, cached with high priority, with
+   * only their top level pinned. A whole-file filter block (~1.2 MiB per million keys) larger than
+   * one shard of the LRU cache (1 MiB for 64 MiB) could never stay cached, and was read again on
+   * most lookups: a 10-25x cliff once a store passed ~800k keys. Small data blocks keep a lookup
+   * that misses the cache cheap (one 4 KiB read), as Spark's provider does.
+   */
   private def columnFamilyOptions(settings: TtlStoreSettings, bloom: Option[BloomFilter]): ColumnFamilyOptions = {
     val table = new BlockBasedTableConfig()
       .setBlockCache(SharedNativeResources.blockCache(settings.blockCacheSizeMb))
-      .setBlockSize(16 * 1024)
+      .setBlockSize(DataBlockBytes)
       .setFormatVersion(5)
+      .setIndexType(IndexType.kTwoLevelIndexSearch)
+      .setPartitionFilters(true)
+      .setMetadataBlockSize(MetadataBlockBytes)
       .setCacheIndexAndFilterBlocks(true)
+      .setCacheIndexAndFilterBlocksWithHighPriority(true)
+      .setPinTopLevelIndexAndFilter(true)
       .setPinL0FilterAndIndexBlocksInCache(true)
     bloom.foreach(table.setFilterPolicy(_))
     new ColumnFamilyOptions()
       .setTableFormatConfig(table)
       .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
-      .setMaxWriteBufferNumber(3)
+      .setMaxWriteBufferNumber(2)
       .setCompressionType(compression(settings.sstCompression))
       .setLevelCompactionDynamicLevelBytes(true)
   }

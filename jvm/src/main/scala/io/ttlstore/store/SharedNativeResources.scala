@@ -8,12 +8,17 @@ import org.rocksdb.{Cache, LRUCache, RocksDB}
  */
 object SharedNativeResources {
   @volatile private var cache: Cache = _
+  private val HighPriorityShare = 0.5
 
   def ensureLoaded(): Unit = RocksDB.loadLibrary()
 
+  /**
+   * Half of the cache is kept for index and filter blocks (cached with high priority), so that a
+   * scan of data blocks cannot push out what every lookup needs first.
+   */
   def blockCache(sizeMb: Long): Cache = {
     if (cache == null) synchronized {
-      if (cache == null) cache = new LRUCache(math.max(sizeMb, 1L) * 1024 * 1024)
+      if (cache == null) cache = new LRUCache(math.max(sizeMb, 1L) * 1024 * 1024, -1, false, HighPriorityShare)
     }
     cache
   }

@@ -1,0 +1,143 @@
+"""One size ladder: a streaming query whose state grows through several sizes, timed at each size.
+
+A single query per (workload, provider), in its own JVM. Each rung first brings new keys until every
+store holds `size` keys, then runs `steady` micro-batches whose rows are all keys already stored
+(a deduplication's duplicates, an aggregation's updates, a running count's next call). Per-row cost
+at a rung is the median over its steady batches, the first one left out as warm-up, of
+`allUpdatesTimeMs / numInputRows` (the state operator's time, summed over partitions); rows/s is
+`numInputRows / triggerExecution` of the same batches (the whole query).
+
+Workloads: `dropDuplicates` and `aggregation` (count per key, update mode).
+
+Run as a script it prints one line `RESULT {json}`; `tests/test_no_cliff.py` and `make bench`
+(tests/bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKLOADS = ("dropDuplicates", "aggregation")
+
+
+def schedule(sizes: list[int], partitions: int, rows_per_batch: int, steady: int) -> list[tuple[str, int, int]]:
+    """The batches, in order: (phase, first key, keys so far) per batch; phase is 'fill' or a rung's size."""
+    batches: list[tuple[str, int, int]] = []
+    total = 0
+    for size in sizes:
+        target = size * partitions
+        while total < target:
+            batches.append(("fill", total, total + rows_per_batch))
+            total += rows_per_batch
+        for i in range(steady):
+            # A different window of existing keys each batch, so no batch finds its keys cached by the last.
+            start = (i * 7919 * rows_per_batch + size) % total
+            batches.append((str(size), start, total))
+    return batches
+
+
+def key_column(batches: list[tuple[str, int, int]], rows_per_batch: int):  # type: ignore[no-untyped-def]
+    """Maps the rate source's value (batch b, offset o) to the key (start_b + o) mod keys_b."""
+    from pyspark.sql import functions as F
+
+    batch = (F.col("value") / rows_per_batch).cast("int")
+    offset = F.col("value") % rows_per_batch
+    start = F.element_at(F.array(*[F.lit(b[1]) for b in batches]), batch + 1)
+    modulo = F.element_at(F.array(*[F.lit(b[2]) for b in batches]), batch + 1)
+    return ((start + offset) % modulo).cast("long")
+
+
+def run(args: argparse.Namespace) -> dict:
+    from pyspark.sql import SparkSession
+
+    import ttlstore
+
+    batches = schedule(args.sizes, args.partitions, args.rows_per_batch, args.steady)
+    log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(f"ladder-{args.workload}-{args.provider_class.rsplit('.', 1)[-1]}")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", args.driver_memory)
+        .config("spark.sql.shuffle.partitions", str(args.partitions))
+        .config("spark.driver.extraJavaOptions", log_conf)
+    )
+    for setting in args.conf:
+        key, _, value = setting.partition("=")
+        builder = builder.config(key, value)
+    spark = ttlstore.configure(builder).config(ttlstore.settings.PROVIDER_CLASS_KEY, args.provider_class).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    source = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", args.rows_per_batch)
+              .option("numPartitions", 2).load())
+    keys = source.select(key_column(batches, args.rows_per_batch).alias("key"))
+    if args.workload == "dropDuplicates":
+        query_df, mode = keys.dropDuplicates(["key"]), "append"
+    else:
+        query_df, mode = keys.groupBy("key").count(), "update"
+    checkpoint = tempfile.mkdtemp(prefix="ladder-", dir=args.workdir)
+    query = (query_df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", checkpoint)
+             .trigger(processingTime="0 seconds").start())
+    try:
+        while len([p for p in query.recentProgress if p["numInputRows"] > 0]) < len(batches):
+            if query.exception() is not None:
+                raise RuntimeError(str(query.exception()))
+            time.sleep(0.2)
+    finally:
+        query.stop()
+        progress = [p for p in query.recentProgress if p["numInputRows"] > 0][: len(batches)]
+        spark.stop()
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return {"workload": args.workload, "rungs": rungs(batches, progress), "conf": args.conf,
+            "partitions": args.partitions, "rows_per_batch": args.rows_per_batch}
+
+
+def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dict]:
+    """Per rung: keys per store, the steady batches' per-row state time and rows/s, and the state's memory."""
+    out = []
+    for size in dict.fromkeys(b[0] for b in batches if b[0] != "fill"):
+        steady = [p for b, p in zip(batches, progress, strict=True) if b[0] == size][1:]
+        ops = [p["stateOperators"][0] for p in steady]
+        out.append({
+            "keys_per_store": int(size),
+            "state_rows": ops[-1]["numRowsTotal"],
+            "us_per_row": [1000.0 * o["allUpdatesTimeMs"] / p["numInputRows"] for o, p in zip(ops, steady, strict=True)],
+            "rows_per_second": [p["numInputRows"] * 1000.0 / p["durationMs"]["triggerExecution"] for p in steady],
+            "memory_used_bytes": max(o["memoryUsedBytes"] for o in ops),
+            # ttlstore's live SST bytes, all stores together (Spark's providers do not report it).
+            "sst_bytes": ops[-1].get("customMetrics", {}).get("ttlstoreSstBytes"),
+        })
+    for rung in out:
+        rung["median_us_per_row"] = statistics.median(rung["us_per_row"])
+        rung["median_rows_per_second"] = statistics.median(rung["rows_per_second"])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("workload", choices=WORKLOADS)
+    parser.add_argument("provider_class")
+    parser.add_argument("--sizes", type=int, nargs="+", required=True, help="keys per store at each rung")
+    parser.add_argument("--partitions", type=int, default=2)
+    parser.add_argument("--rows-per-batch", type=int, default=200_000)
+    parser.add_argument("--steady", type=int, default=4, help="steady batches per rung (the first is a warm-up)")
+    parser.add_argument("--driver-memory", default="8g")
+    parser.add_argument("--workdir", required=True, help="where the checkpoint goes (a new directory, removed at the end)")
+    parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    print("RESULT " + json.dumps(run(args)), flush=True)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""`make bench`'s size ladders: per workload and provider, the steady per-row cost as the state grows.
+
+Each (workload, provider) is one query in a fresh JVM (tests/bench/ladder.py) that grows its stores
+through every size of LADDER_SIZES; the report gives, per size, the steady batches' rows/s and the
+state operator's microseconds per row, the ratios against Spark's RocksDB provider with changelog
+checkpointing (the configuration Spark recommends), and the largest size's per-row cost against the
+smallest's (the cliff check: at most 2x). The plot (docs/ladder.png) shows rows/s against keys per
+store, one line per provider, one panel per workload.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LADDER_SIZES = {
+    "dropDuplicates": [100_000, 1_000_000, 4_000_000],
+    "aggregation": [100_000, 1_000_000, 4_000_000],
+}
+LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore", "ttlstore-ttl")
+BASE = "rocksdb-changelog"
+
+
+def run_ladders(providers: dict, workloads: list[str], chosen: list[str], out: Path, partitions: int) -> list[dict]:
+    """Runs every (workload, provider) ladder, each in its own process, and returns their results."""
+    results = []
+    for workload in workloads:
+        for provider in [p for p in LADDER_PROVIDERS if p in chosen]:
+            _label, provider_class, extra = providers[provider]
+            cmd = [sys.executable, str(HERE / "ladder.py"), workload, provider_class, "--partitions", str(partitions),
+                   "--sizes", *map(str, LADDER_SIZES[workload]), "--workdir", str(out / "ladder")]
+            for key, value in extra.items():
+                cmd += ["--conf", f"{key}={value}"]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
+            if line is None:
+                sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
+                raise SystemExit(f"ladder {workload}/{provider} failed")
+            result = dict(json.loads(line[len("RESULT "):]), provider=provider, measured=time.strftime("%Y-%m-%d"))
+            results.append(result)
+            print(f"ladder {workload:24s} {provider:18s} " + "  ".join(
+                f"{r['keys_per_store']:>9,}: {r['median_rows_per_second']:>9,.0f} rows/s {r['median_us_per_row']:6.1f} us/row"
+                for r in result["rungs"]), flush=True)
+    return results
+
+
+def spread(values: list[float]) -> str:
+    """The range of the steady batches around their median, as +-% of the median."""
+    m = statistics.median(values)
+    return f"±{max(abs(max(values) - m), abs(m - min(values))) / m:.0%}" if m else "n/a"
+
+
+def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
+    if not results:
+        return []
+    lines = [
+        "## Size ladders: no cliff as the state grows",
+        "",
+        f"Measured {results[0].get('measured', 'n/a')}. One query per workload and provider, fresh JVM, local[2], "
+        f"{partitions} shuffle partitions (so {partitions} "
+        "stores), 200,000 rows per micro-batch (tests/bench/ladder.py). The state grows through each size (keys per "
+        "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
+        "existing groups), the first left out as warm-up. rows/s: the whole query; µs/row: the state operator's "
+        "time (`allUpdatesTimeMs`, summed over partitions) per input row; both the median of the steady batches, "
+        "± the largest distance of a batch from it. Ratios: rows/s against Spark's RocksDB provider with changelog "
+        "checkpointing. Cliff: per-row cost at the largest size over the smallest's (target at most 2x). "
+        "What was measured and changed: [performance.md](performance.md).",
+        "",
+        "![rows/s against keys per store](ladder.png)",
+        "",
+    ]
+    for workload in dict.fromkeys(r["workload"] for r in results):
+        rows = {r["provider"]: r for r in results if r["workload"] == workload}
+        sizes = [g["keys_per_store"] for g in next(iter(rows.values()))["rungs"]]
+        base = rows.get(BASE)
+        lines += [f"### {workload}", "",
+                  "| provider | " + " | ".join(f"{s:,} keys/store" for s in sizes) + " | cliff (largest / smallest µs/row) |",
+                  "|---|" + "---|" * (len(sizes) + 1)]
+        for provider, r in rows.items():
+            cells = []
+            for i, g in enumerate(r["rungs"]):
+                vs = f", {g['median_rows_per_second'] / base['rungs'][i]['median_rows_per_second']:.2f}x" if base else ""
+                cells.append(f"{g['median_rows_per_second']:,.0f} rows/s {spread(g['rows_per_second'])}{vs}; "
+                             f"{g['median_us_per_row']:.1f} µs/row")
+            cliff = r["rungs"][-1]["median_us_per_row"] / r["rungs"][0]["median_us_per_row"]
+            lines.append(f"| {providers[provider][0]} | " + " | ".join(cells) + f" | {cliff:.2f}x |")
+        lines.append("")
+    return lines
+
+
+def plot(results: list[dict], providers: dict, path: Path) -> None:
+    """rows/s against keys per store (log scale), a panel per workload, a line per provider."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    workloads = list(dict.fromkeys(r["workload"] for r in results))
+    fig, axes = plt.subplots(1, len(workloads), figsize=(5 * len(workloads), 4), squeeze=False)
+    for ax, workload in zip(axes[0], workloads, strict=True):
+        for r in (r for r in results if r["workload"] == workload):
+            sizes = [g["keys_per_store"] for g in r["rungs"]]
+            ax.plot(sizes, [g["median_rows_per_second"] for g in r["rungs"]], marker="o", label=providers[r["provider"]][0])
+        ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
+        ax.set_title(workload)
+        ax.set_xlabel("keys per store")
+        ax.set_ylabel("rows/s (steady batches)")
+        ax.grid(True, alpha=0.3)
+    axes[0][0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
