@@ -13,12 +13,11 @@ SST files, as a store far larger than its memtables has them.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT, TTL_PROVIDER
+from bench.ladder import run_in_subprocess
+
+from conftest import TTL_PROVIDER
 
 KEYS_PER_STORE = 600_000
 PREFIX = "spark.sql.streaming.stateStore.ttlstore."
@@ -26,16 +25,13 @@ PREFIX = "spark.sql.streaming.stateStore.ttlstore."
 
 def steady_dedup(tmp_path: Path, cache_mb: int) -> dict:
     """The ladder's rung at KEYS_PER_STORE keys per store: per-row state time of its steady batches."""
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "bench" / "ladder.py"), "dropDuplicates", TTL_PROVIDER,
-         "--sizes", str(KEYS_PER_STORE), "--rows-per-batch", "200000", "--steady", "5", "--driver-memory", "2g",
-         "--workdir", str(tmp_path / f"cache-{cache_mb}"),
+    result = run_in_subprocess(
+        ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--rows-per-batch", "200000", "--steady", "5",
+         "--driver-memory", "2g", "--workdir", str(tmp_path / f"cache-{cache_mb}"),
          "--conf", f"{PREFIX}blockCacheSizeMB={cache_mb}", "--conf", f"{PREFIX}writeBufferSizeMB=1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        timeout=900,
     )
-    line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
-    assert line is not None, done.stdout[-2000:] + done.stderr[-3000:]
-    (rung,) = json.loads(line[len("RESULT "):])["rungs"]
+    (rung,) = result["rungs"]
     return rung
 
 

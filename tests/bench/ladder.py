@@ -122,6 +122,17 @@ def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dic
     return out
 
 
+def run_in_subprocess(argv: list[str], timeout: float | None = None) -> dict:
+    """Runs this script with `argv` in a new process (so a new JVM) and returns its result."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, __file__, *argv], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
+    if line is None:
+        raise RuntimeError(f"ladder {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+    return json.loads(line[len("RESULT "):])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workload", choices=WORKLOADS)

@@ -10,14 +10,12 @@ store, one line per provider, one panel per workload.
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+import ladder
+
 LADDER_SIZES = {
     "dropDuplicates": [100_000, 1_000_000, 4_000_000],
     "aggregation": [100_000, 1_000_000, 4_000_000],
@@ -32,16 +30,11 @@ def run_ladders(providers: dict, workloads: list[str], chosen: list[str], out: P
     for workload in workloads:
         for provider in [p for p in LADDER_PROVIDERS if p in chosen]:
             _label, provider_class, extra = providers[provider]
-            cmd = [sys.executable, str(HERE / "ladder.py"), workload, provider_class, "--partitions", str(partitions),
-                   "--sizes", *map(str, LADDER_SIZES[workload]), "--workdir", str(out / "ladder")]
+            argv = [workload, provider_class, "--partitions", str(partitions),
+                    "--sizes", *map(str, LADDER_SIZES[workload]), "--workdir", str(out / "ladder")]
             for key, value in extra.items():
-                cmd += ["--conf", f"{key}={value}"]
-            done = subprocess.run(cmd, capture_output=True, text=True)
-            line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
-            if line is None:
-                sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
-                raise SystemExit(f"ladder {workload}/{provider} failed")
-            result = dict(json.loads(line[len("RESULT "):]), provider=provider, measured=time.strftime("%Y-%m-%d"))
+                argv += ["--conf", f"{key}={value}"]
+            result = dict(ladder.run_in_subprocess(argv), provider=provider, measured=time.strftime("%Y-%m-%d"))
             results.append(result)
             print(f"ladder {workload:24s} {provider:18s} " + "  ".join(
                 f"{r['keys_per_store']:>9,}: {r['median_rows_per_second']:>9,.0f} rows/s {r['median_us_per_row']:6.1f} us/row"
