@@ -28,7 +28,8 @@ def steady_dedup(tmp_path: Path, cache_mb: int) -> dict:
     result = run_in_subprocess(
         ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--rows-per-batch", "200000", "--steady", "5",
          "--driver-memory", "2g", "--workdir", str(tmp_path / f"cache-{cache_mb}"),
-         "--conf", f"{PREFIX}blockCacheSizeMB={cache_mb}", "--conf", f"{PREFIX}writeBufferSizeMB=1"],
+         "--conf", f"{PREFIX}boundedMemoryUsage=false", "--conf", f"{PREFIX}blockCacheSizeMB={cache_mb}",
+         "--conf", f"{PREFIX}writeBufferSizeMB=1"],
         timeout=900,
     )
     (rung,) = result["rungs"]

@@ -46,8 +46,8 @@ def test_configure_keeps_master_and_app_name_and_returns_the_same_builder():
 
 
 def test_configure_translates_options_into_spark_settings():
-    builder = ttlstore.configure(SparkSession.Builder(), block_cache_size_mb=128, sst_compression="zstd")
-    assert builder._options["spark.sql.streaming.stateStore.ttlstore.blockCacheSizeMB"] == "128"
+    builder = ttlstore.configure(SparkSession.Builder(), max_memory_usage_mb=128, sst_compression="zstd")
+    assert builder._options["spark.sql.streaming.stateStore.ttlstore.maxMemoryUsageMB"] == "128"
     assert builder._options["spark.sql.streaming.stateStore.ttlstore.sstCompression"] == "zstd"
 
 
@@ -58,7 +58,7 @@ def test_configure_rejects_what_is_not_a_builder():
 
 def test_configure_rejects_out_of_range_values_when_called_not_when_a_query_starts():
     with pytest.raises(ValueError, match="'block_cache_size_mb'.*from 0 to 1048576, got -1"):
-        ttlstore.configure(SparkSession.Builder(), block_cache_size_mb=-1)
+        ttlstore.configure(SparkSession.Builder(), bounded_memory_usage=False, block_cache_size_mb=-1)
     with pytest.raises(ValueError, match="'sst_compression'.*one of lz4, zstd, snappy, none, got 'gzip'"):
         ttlstore.configure(SparkSession.Builder(), sst_compression="gzip")
     with pytest.raises(ValueError, match="'compact_expired_share'.*from 0.0 to 1.0"):
@@ -82,6 +82,15 @@ spark.stop()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "REFUSED A SparkSession is already running" in done.stdout, done.stdout + done.stderr[-2000:]
     assert "spark.stop()" in done.stdout and "restart the kernel" in done.stdout
+
+
+def test_configure_refuses_a_size_of_the_memory_mode_that_is_off():
+    with pytest.raises(ValueError, match="'block_cache_size_mb' applies only with bounded_memory_usage=False.*max_memory_usage_mb"):
+        ttlstore.configure(SparkSession.Builder(), block_cache_size_mb=128)
+    with pytest.raises(ValueError, match="'max_memory_usage_mb' applies only with bounded memory"):
+        ttlstore.configure(SparkSession.Builder(), bounded_memory_usage=False, max_memory_usage_mb=128)
+    unbounded = ttlstore.configure(SparkSession.Builder(), bounded_memory_usage=False, block_cache_size_mb=128)
+    assert unbounded._options["spark.sql.streaming.stateStore.ttlstore.blockCacheSizeMB"] == "128"
 
 
 def test_configure_rejects_unknown_options_and_wrong_types_naming_them():

@@ -85,7 +85,7 @@ def _spark_value(name: str, value: Any) -> str:
 def spark_options(**options: Any) -> dict[str, str]:
     """Translate ttlstore's Python options into Spark settings.
 
-    :param options: any of :data:`ttlstore.settings.OPTIONS` (for example ``block_cache_size_mb=128`` or
+    :param options: any of :data:`ttlstore.settings.OPTIONS` (for example ``max_memory_usage_mb=1024`` or
         ``ttl=timedelta(hours=1)``).
     :raises TypeError: for an unknown option or a value of the wrong type.
     :raises ValueError: for a value of the right type that is not allowed (a negative TTL, an
@@ -102,7 +102,21 @@ def spark_options(**options: Any) -> dict[str, str]:
             known = ", ".join(sorted(OPTIONS))
             raise TypeError(f"ttlstore.configure() got an unknown option '{name}'; {hint}known: {known}")
         settings[OPTIONS[name][0]] = _spark_value(name, value)
+    _check_memory_mode(options)
     return settings
+
+
+def _check_memory_mode(options: Mapping[str, Any]) -> None:
+    """Refuses a size of the memory mode that is off, as the JVM does (it would size nothing)."""
+    bounded = options.get("bounded_memory_usage", True)
+    other = ("block_cache_size_mb",) if bounded else ("max_memory_usage_mb", "write_buffer_cache_ratio")
+    for name in (n for n in other if n in options):
+        if bounded:
+            raise ValueError(f"ttlstore option '{name}' applies only with bounded_memory_usage=False; with bounded "
+                             "memory (the default) the executor's stores share max_memory_usage_mb: set that instead, "
+                             "or bounded_memory_usage=False")
+        raise ValueError(f"ttlstore option '{name}' applies only with bounded memory; remove it, or drop "
+                         "bounded_memory_usage=False (block_cache_size_mb sizes the cache without bounded memory)")
 
 
 def operator_options(operators: Mapping[OperatorKey, StateTtlConfig]) -> dict[str, str]:

@@ -19,6 +19,9 @@ EXTENSIONS_KEY = "spark.sql.extensions"
 #: Python option name -> (Spark key, default as Spark shows it, accepted Python types)
 OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "local_dir": (PREFIX + "localDir", "(unset)", (str,)),
+    "bounded_memory_usage": (PREFIX + "boundedMemoryUsage", "true", (bool,)),
+    "max_memory_usage_mb": (PREFIX + "maxMemoryUsageMB", "512", (int,)),
+    "write_buffer_cache_ratio": (PREFIX + "writeBufferCacheRatio", "0.5", (float, int)),
     "block_cache_size_mb": (PREFIX + "blockCacheSizeMB", "64", (int,)),
     "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "64", (int,)),
     "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", (int,)),
@@ -42,6 +45,8 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
 
 #: The numeric options' allowed ranges, inclusive (the JVM refuses the same values).
 RANGES: dict[str, tuple[float, float]] = {
+    "max_memory_usage_mb": (1, 1 << 20),
+    "write_buffer_cache_ratio": (0.05, 0.95),
     "block_cache_size_mb": (0, 1 << 20),
     "write_buffer_size_mb": (1, 1024),
     "bloom_filter_bits_per_key": (0, 64),

@@ -7,7 +7,9 @@ at a rung is the median over its steady batches, the first one left out as warm-
 `allUpdatesTimeMs / numInputRows` (the state operator's time, summed over partitions); rows/s is
 `numInputRows / triggerExecution` of the same batches (the whole query).
 
-Workloads: `dropDuplicates` and `aggregation` (count per key, update mode).
+Workloads: `dropDuplicates`, `aggregation` (count per key, update mode) and `flatMapGroupsWithState`
+(a running count per key in the group's state, update mode; the query comes from the test classes,
+jvm/src/test/scala/io/ttlstore/bench/RunningCount.scala, which `make bench` compiles).
 
 Run as a script it prints one line `RESULT {json}`; `tests/test_no_cliff.py` and `make bench`
 (tests/bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
@@ -26,7 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKLOADS = ("dropDuplicates", "aggregation")
+WORKLOADS = ("dropDuplicates", "aggregation", "flatMapGroupsWithState")
+TEST_CLASSES = ROOT / "jvm" / "target" / "scala-2.13" / "test-classes"
 
 
 def schedule(sizes: list[int], partitions: int, rows_per_batch: int, steady: int) -> list[tuple[str, int, int]]:
@@ -72,6 +75,10 @@ def run(args: argparse.Namespace) -> dict:
         .config("spark.sql.shuffle.partitions", str(args.partitions))
         .config("spark.driver.extraJavaOptions", log_conf)
     )
+    if args.workload == "flatMapGroupsWithState":
+        if not (TEST_CLASSES / "io" / "ttlstore" / "bench" / "RunningCount.class").is_file():
+            raise SystemExit(f"{TEST_CLASSES} has no RunningCount: compile the test classes first (make bench does)")
+        builder = builder.config("spark.driver.extraClassPath", str(TEST_CLASSES))
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
@@ -82,8 +89,13 @@ def run(args: argparse.Namespace) -> dict:
     keys = source.select(key_column(batches, args.rows_per_batch).alias("key"))
     if args.workload == "dropDuplicates":
         query_df, mode = keys.dropDuplicates(["key"]), "append"
-    else:
+    elif args.workload == "aggregation":
         query_df, mode = keys.groupBy("key").count(), "update"
+    else:
+        from pyspark.sql import DataFrame
+
+        running_count = spark._jvm.io.ttlstore.bench.RunningCount.apply(keys._jdf)  # type: ignore[union-attr]
+        query_df, mode = DataFrame(running_count, spark), "update"
     checkpoint = tempfile.mkdtemp(prefix="ladder-", dir=args.workdir)
     query = (query_df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", checkpoint)
              .trigger(processingTime="0 seconds").start())
@@ -98,7 +110,11 @@ def run(args: argparse.Namespace) -> dict:
         spark.stop()
         shutil.rmtree(checkpoint, ignore_errors=True)
     return {"workload": args.workload, "rungs": rungs(batches, progress), "conf": args.conf,
-            "partitions": args.partitions, "rows_per_batch": args.rows_per_batch}
+            "partitions": args.partitions, "rows_per_batch": args.rows_per_batch,
+            # The state's memory as Spark reports it (all stores together), the largest of any batch.
+            "peak_memory_used_bytes": max(p["stateOperators"][0]["memoryUsedBytes"] for p in progress),
+            "sst_bytes": progress[-1]["stateOperators"][0].get("customMetrics", {}).get("ttlstoreSstBytes"),
+            "batch_ms": [p["durationMs"]["triggerExecution"] for p in progress]}
 
 
 def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dict]:
@@ -122,14 +138,15 @@ def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dic
     return out
 
 
-def run_in_subprocess(argv: list[str], timeout: float | None = None) -> dict:
-    """Runs this script with `argv` in a new process (so a new JVM) and returns its result."""
+def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str = __file__) -> dict:
+    """Runs `script` (this one unless named) with `argv` in a new process (so a new JVM) and returns its
+    `RESULT` line's JSON."""
     import subprocess
 
-    done = subprocess.run([sys.executable, __file__, *argv], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, script, *argv], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
     if line is None:
-        raise RuntimeError(f"ladder {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+        raise RuntimeError(f"{Path(script).name} {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
     return json.loads(line[len("RESULT "):])
 
 

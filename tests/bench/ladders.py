@@ -19,6 +19,7 @@ import ladder
 LADDER_SIZES = {
     "dropDuplicates": [100_000, 1_000_000, 4_000_000],
     "aggregation": [100_000, 1_000_000, 4_000_000],
+    "flatMapGroupsWithState": [100_000, 1_000_000, 4_000_000],
 }
 LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore", "ttlstore-ttl")
 BASE = "rocksdb-changelog"

@@ -7,8 +7,10 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
   keeps only the keys of the last CHURN_TTL while Spark's providers keep every key. ttlstore with
   TTL runs twice: with the native compaction filter (the default) and with the JVM sweep only;
   the table compares the state's disk bytes (local SST files and checkpoint);
-- ladder: per workload (dropDuplicates, aggregation), the steady per-row cost
-  as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot.
+- ladder: per workload (dropDuplicates, aggregation, flatMapGroupsWithState), the steady per-row cost
+  as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot;
+- memory: 200 stores in one executor against a memory limit, bounded and not (tests/bench/bounded_memory.py);
+- latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -29,7 +31,9 @@ import sys
 import time
 from pathlib import Path
 
+import bounded_memory
 import ladders
+import latency
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "bench-output"
@@ -49,7 +53,9 @@ PROVIDERS = {
                        {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
                         "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
 }
-WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder")
+WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency")
+# Workloads with their own runner and result file (bench-output/<name>.json).
+SEPARATE = ("ladder", "memory", "latency")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 # Churn runs with maintenance every 5 s for every provider (Spark's default is 60 s, longer than a
@@ -232,6 +238,8 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
             ]
         lines.append("")
     lines += ladder_report(args)
+    lines += separate_report("memory", bounded_memory.report)
+    lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS))
     lines += overhead_report()
     lines += churn_report(results, args)
     lines += disk_churn_report()
@@ -239,8 +247,10 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += adoption_report()
     lines += [
         "Memory is what each provider reports as `memoryUsedBytes`: the HDFS provider estimates its",
-        "in-memory maps; the RocksDB-based providers report memtables and table readers (their block",
-        "caches are shared and not counted). Checkpoint bytes are all files below `state/` at the end.",
+        "in-memory maps; Spark's RocksDB provider reports memtables and table readers (its block cache",
+        "is not counted unless its memory is bounded); ttlstore reports table readers and each store's",
+        "share of the executor's one block cache, to which its memtables are charged (bounded, the",
+        "default). Checkpoint bytes are all files below `state/` at the end.",
         "",
     ]
     return "\n".join(lines)
@@ -254,6 +264,12 @@ def ladder_report(args: argparse.Namespace) -> list[str]:
     results = json.loads(path.read_text())
     ladders.plot(results, PROVIDERS, Path(args.report).parent / "ladder.png")
     return ladders.report(results, PROVIDERS, results[0]["partitions"])
+
+
+def separate_report(name: str, report) -> list[str]:  # type: ignore[no-untyped-def]
+    """A section from bench-output/<name>.json, if that workload ran."""
+    path = OUT / f"{name}.json"
+    return report(json.loads(path.read_text())) if path.is_file() else []
 
 
 def overhead_report() -> list[str]:
@@ -462,7 +478,11 @@ def main() -> None:
     if "ladder" in args.workloads:
         ladder_results = ladders.run_ladders(PROVIDERS, args.ladder_workloads, args.providers, OUT, args.ladder_partitions)
         (OUT / "ladder.json").write_text(json.dumps(ladder_results, indent=2))
-    for workload in (w for w in args.workloads if w != "ladder"):
+    if "memory" in args.workloads:
+        (OUT / "memory.json").write_text(json.dumps(bounded_memory.run_all(PROVIDERS, OUT), indent=2))
+    if "latency" in args.workloads:
+        (OUT / "latency.json").write_text(json.dumps(latency.measure(PROVIDERS, args.providers, OUT / "latency"), indent=2))
+    for workload in (w for w in args.workloads if w not in SEPARATE):
         churn = workload == "churn"
         providers = [p for p in args.providers if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY)]
         repeated = [] if churn else [p for p in providers if p in REPEATED]

@@ -362,8 +362,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
   test("an invalid or unknown setting fails init, naming the key") {
     withTempDir { dir =>
       val bad = intercept[TtlStoreException](ttlProvider(dir,
-          storeConf(TtlStoreConfig.BlockCacheSizeMb.key -> "lots")))
-      assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains("blockCacheSizeMB"))
+          storeConf(TtlStoreConfig.MaxMemoryUsageMb.key -> "lots")))
+      assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains("maxMemoryUsageMB"))
       val typo = intercept[TtlStoreException](ttlProvider(dir,
           storeConf(TtlStoreConfig.Prefix + "blockCache" -> "1")))
       assert(typo.errorName == "UNKNOWN_CONFIG")

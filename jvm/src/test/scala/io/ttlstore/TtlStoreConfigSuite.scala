@@ -4,7 +4,7 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.config.{ConfigDocs, ConfigScope, StoreScope, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, StoreScope, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{TtlPolicy, UpdateType}
 
@@ -13,14 +13,29 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreSettings.parse
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, 64L, 64, 10, "lz4", 100000, TtlPolicy.Off,
+    assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64, 10, "lz4", 100000, TtlPolicy.Off,
       allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
   }
 
   test("set keys are parsed, case-insensitively for names of things") {
-    val s = parse(Map(BlockCacheSizeMb.key -> "128", SstCompression.key -> "ZSTD",
+    val s = parse(Map(MaxMemoryUsageMb.key -> "128", SstCompression.key -> "ZSTD",
         LocalDir.key -> "/tmp/x", "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "3"))
-    assert(s.blockCacheSizeMb == 128 && s.sstCompression == "zstd" && s.localDir.contains("/tmp/x"))
+    assert(s.memory == MemoryBudget(bounded = true, 128L << 20, Some(64L << 20)))
+    assert(s.sstCompression == "zstd" && s.localDir.contains("/tmp/x"))
+  }
+
+  test("memory is bounded by default; unbounded, the block cache has its own size and memtables no limit") {
+    assert(parse(Map(WriteBufferCacheRatio.key -> "0.25")).memory.writeBufferBytes.contains(128L << 20))
+    assert(parse(Map(BoundedMemoryUsage.key -> "false", BlockCacheSizeMb.key -> "32")).memory ==
+      MemoryBudget(bounded = false, 32L << 20, None))
+  }
+
+  test("a size of the other memory mode fails naming it and the setting to use instead") {
+    val cache = intercept[TtlStoreException](parse(Map(BlockCacheSizeMb.key -> "128")))
+    assert(cache.errorName == "SETTING_OF_OTHER_MEMORY_MODE")
+    assert(cache.getMessage.contains(BlockCacheSizeMb.key) && cache.getMessage.contains(MaxMemoryUsageMb.key))
+    val total = intercept[TtlStoreException](parse(Map(BoundedMemoryUsage.key -> "false", MaxMemoryUsageMb.key -> "128")))
+    assert(total.errorName == "SETTING_OF_OTHER_MEMORY_MODE" && total.getMessage.contains(BlockCacheSizeMb.key))
   }
 
   test("an invalid value fails naming the key, the value and what is allowed") {

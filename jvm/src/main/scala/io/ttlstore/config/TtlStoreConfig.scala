@@ -29,9 +29,36 @@ object TtlStoreConfig {
     "a directory path",
     s => Some(s))
 
+  val BoundedMemoryUsage: ConfigKey[Boolean] = ConfigKey(
+    "boundedMemoryUsage", true,
+    "Whether all ttlstore RocksDB instances of one executor share one memory budget of " +
+      "maxMemoryUsageMB: one block cache, with every store's memtables charged to it, so that " +
+      "many stores (200 shuffle partitions times several operators) cannot add up beyond it. " +
+      "false: a shared block cache of blockCacheSizeMB, and memtables outside it (up to two of " +
+      "writeBufferSizeMB per store and column family).",
+    "true or false",
+    boolean)
+
+  val MaxMemoryUsageMb: ConfigKey[Long] = ConfigKey(
+    "maxMemoryUsageMB", 512L,
+    "With boundedMemoryUsage: the RocksDB memory of all ttlstore stores of one executor, in MiB " +
+      "(block cache, index and filter blocks, memtables). When the memtables of all stores reach " +
+      "writeBufferCacheRatio of it, the store being written flushes its memtable. Count it in " +
+      "spark.executor.memoryOverhead. The first store opened in an executor sets it.",
+    "a whole number of MiB from 1 to 1048576",
+    longIn(1, 1L << 20))
+
+  val WriteBufferCacheRatio: ConfigKey[Double] = ConfigKey(
+    "writeBufferCacheRatio", 0.5,
+    "With boundedMemoryUsage: the share of maxMemoryUsageMB that the memtables of all stores " +
+      "may take together; the rest holds data, index and filter blocks.",
+    "a number from 0.05 to 0.95",
+    s => s.toDoubleOption.filter(v => v >= 0.05 && v <= 0.95))
+
   val BlockCacheSizeMb: ConfigKey[Long] = ConfigKey(
     "blockCacheSizeMB", 64L,
-    "Size of the block cache shared by all ttlstore RocksDB instances of one executor, in MiB. " +
+    "With boundedMemoryUsage false: size of the block cache shared by all ttlstore RocksDB " +
+      "instances of one executor, in MiB (with boundedMemoryUsage, the cache is maxMemoryUsageMB). " +
       "The first store opened in an executor sets it. Index and filter blocks (partitioned into " +
       "4 KiB blocks) are cached with high priority in half of it; a store larger than the cache " +
       "reads one 4 KiB data block per lookup that misses it.",
@@ -179,7 +206,8 @@ object TtlStoreConfig {
     "a whole number of epoch milliseconds",
     s => s.toLongOption.map(Some(_)))
 
-  val all: Seq[ConfigKey[_]] = Seq(LocalDir, BlockCacheSizeMb, WriteBufferSizeMb,
+  val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
+    WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,
     BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,

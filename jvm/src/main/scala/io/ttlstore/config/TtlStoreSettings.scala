@@ -6,7 +6,7 @@ import io.ttlstore.ttl.{LegacyRowTimestamp, TimeCharacteristic, TtlPolicy}
 /** The settings as parsed once at `init`; nothing else reads the raw configuration. */
 final case class TtlStoreSettings(
     localDir: Option[String],
-    blockCacheSizeMb: Long,
+    memory: MemoryBudget,
     writeBufferSizeMb: Int,
     bloomFilterBitsPerKey: Int,
     sstCompression: String,
@@ -45,7 +45,7 @@ object TtlStoreSettings {
     ConfigScope.checkKeys(sqlConfs)
     TtlStoreSettings(
       localDir = Some(LocalDir.readFrom(sqlConfs)).filter(_.nonEmpty),
-      blockCacheSizeMb = BlockCacheSizeMb.readFrom(sqlConfs),
+      memory = MemoryBudget.parse(sqlConfs),
       writeBufferSizeMb = WriteBufferSizeMb.readFrom(sqlConfs),
       bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
       sstCompression = SstCompression.readFrom(sqlConfs),

@@ -15,6 +15,13 @@ object TtlStoreErrors {
     error("INVALID_CONFIG", "key" -> key, "value" -> value, "allowed" -> allowed)(
       s"Invalid value '$value' for $key: expected $allowed. Fix the setting and restart the query.")
 
+  /** A size of one memory mode set while the other is on (it would size nothing). */
+  def settingOfOtherMemoryMode(key: String, modeKey: String, bounded: Boolean, useKey: String): TtlStoreException =
+    error("SETTING_OF_OTHER_MEMORY_MODE", "key" -> key, "mode" -> s"$modeKey=$bounded")(
+      s"$key applies only with $modeKey=${!bounded}, and $modeKey is $bounded: " +
+        (if (bounded) s"the executor's stores share one budget of $useKey. Set $useKey instead, or $modeKey=false."
+         else s"the block cache is sized by $useKey and memtables are not bounded. Remove $key, or set $modeKey=true."))
+
   def unknownConfig(key: String, known: Seq[String], scoped: Seq[String]): TtlStoreException =
     error("UNKNOWN_CONFIG", "key" -> key)(
       s"Unknown setting $key. ttlstore's settings are: ${known.mkString(", ")}; these can also " +
@@ -196,8 +203,8 @@ object TtlStoreErrors {
   def notEnoughMemoryToLoad(store: String, version: Long, cause: OutOfMemoryError): TtlStoreException =
     errorWithCause("NOT_ENOUGH_MEMORY_TO_LOAD", cause, "store" -> store, "version" -> version)(
       s"Not enough memory to load version $version of $store. Give the executors more memory " +
-        "(spark.executor.memory) or lower spark.sql.streaming.stateStore.ttlstore.blockCacheSizeMB " +
-        "and writeBufferSizeMB.")
+        "(spark.executor.memory and spark.executor.memoryOverhead) or lower " +
+        "spark.sql.streaming.stateStore.ttlstore.maxMemoryUsageMB.")
 
   def loadFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
     cause match {

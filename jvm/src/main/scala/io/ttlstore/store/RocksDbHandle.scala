@@ -35,7 +35,9 @@ final class RocksDbHandle private (
     /** The native filter of the timestamped family; closed after the DB that uses it. */
     val filter: Option[TtlCompactionFilter],
     /** The Bloom filters the families' table options hold; closed after the DB, like the options. */
-    bloomFilters: Seq[BloomFilter]) extends AutoCloseable {
+    bloomFilters: Seq[BloomFilter],
+    /** True when the shared write buffer manager charges this instance's memtables to the cache. */
+    memtablesInCache: Boolean) extends AutoCloseable {
 
   // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
   private val legacyFamily = handles(0)
@@ -99,10 +101,16 @@ final class RocksDbHandle private (
     db.getLongProperty(timestampedFamily, name)
   }
 
-  /** Memory held by this instance: memtables and table readers (the block cache is shared). */
-  def memoryUsedBytes: Long =
-    longProperty("rocksdb.cur-size-all-mem-tables") +
-      longProperty("rocksdb.estimate-table-readers-mem")
+  /**
+   * Memory held by this instance: its table readers (outside the cache), its share of the shared
+   * block cache ([[SharedNativeResources.cacheShareBytes]]) and, when memory is not bounded, its
+   * memtables (bounded, they are charged to the cache and counted in the share).
+   */
+  def memoryUsedBytes: Long = wrap("read its memory usage") {
+    db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem") +
+      SharedNativeResources.cacheShareBytes +
+      (if (memtablesInCache) 0L else db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"))
+  }
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
 
@@ -126,6 +134,7 @@ final class RocksDbHandle private (
       cfOptions.foreach(_.close())
       bloomFilters.foreach(_.close())
       filter.foreach(_.close())
+      SharedNativeResources.instanceClosed()
     }
   }
 
@@ -151,6 +160,14 @@ object RocksDbHandle {
   private val DataBlockBytes = 4 * 1024
   private val MetadataBlockBytes = 4 * 1024
 
+  /**
+   * The memtables' allocation unit. RocksDB's default (1 MiB for 64 MiB memtables) gives each store
+   * that was written at least 1 MiB: 200 MiB for 200 partitions, past a bounded budget before any
+   * store has much data, so every write flushed. 64 KiB: 24 MiB for the same 200 stores, and no
+   * difference in write speed at 1M keys per store (docs/performance.md, "Bounded memory").
+   */
+  private val ArenaBlockBytes = 64L * 1024
+
   val LegacyFamily: String = "default"
   val TimestampedFamily: String = "timestamped"
 
@@ -161,9 +178,10 @@ object RocksDbHandle {
   def open(dir: File, storeName: String, settings: TtlStoreSettings,
       filter: Option[TtlCompactionFilter] = None): RocksDbHandle = {
     SharedNativeResources.ensureLoaded()
+    val memory = SharedNativeResources.sharedMemory(settings.memory)
     val bloomFilters = Seq.fill(2)(bloomFilter(settings)).flatten
-    val legacyOptions = columnFamilyOptions(settings, bloomFilters.headOption)
-    val timestampedOptions = columnFamilyOptions(settings, bloomFilters.lift(1))
+    val legacyOptions = columnFamilyOptions(settings, memory.cache, bloomFilters.headOption)
+    val timestampedOptions = columnFamilyOptions(settings, memory.cache, bloomFilters.lift(1))
     filter.foreach { f =>
       timestampedOptions.setCompactionFilter(f)
       timestampedOptions.setPeriodicCompactionSeconds(settings.periodicCompactionSeconds)
@@ -176,6 +194,7 @@ object RocksDbHandle {
       .setAvoidFlushDuringShutdown(true)
       .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
       .setKeepLogFileNum(2)
+    memory.writeBufferManager.foreach(dbOptions.setWriteBufferManager)
     val descriptors = Seq(LegacyFamily, TimestampedFamily).zip(cfOptions)
       .map { case (n, o) => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), o) }
     val handles = new JArrayList[ColumnFamilyHandle]()
@@ -186,7 +205,9 @@ object RocksDbHandle {
           dbOptions.close(); cfOptions.foreach(_.close()); bloomFilters.foreach(_.close()); filter.foreach(_.close())
           throw TtlStoreErrors.rocksDbFailure(storeName, s"open ${dir.getAbsolutePath}", e)
       }
-    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters)
+    SharedNativeResources.instanceOpened()
+    new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters,
+      memtablesInCache = memory.writeBufferManager.isDefined)
   }
 
   /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
@@ -201,9 +222,10 @@ object RocksDbHandle {
    * most lookups: 15 s batches instead of 1 s at 1M keys per store. Small data blocks keep a
    * lookup that misses the cache cheap (one 4 KiB read), as Spark's provider does.
    */
-  private def columnFamilyOptions(settings: TtlStoreSettings, bloom: Option[BloomFilter]): ColumnFamilyOptions = {
+  private def columnFamilyOptions(settings: TtlStoreSettings, cache: Cache,
+      bloom: Option[BloomFilter]): ColumnFamilyOptions = {
     val table = new BlockBasedTableConfig()
-      .setBlockCache(SharedNativeResources.blockCache(settings.blockCacheSizeMb))
+      .setBlockCache(cache)
       .setBlockSize(DataBlockBytes)
       .setFormatVersion(5)
       .setIndexType(IndexType.kTwoLevelIndexSearch)
@@ -218,6 +240,7 @@ object RocksDbHandle {
       .setTableFormatConfig(table)
       .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
       .setMaxWriteBufferNumber(2)
+      .setArenaBlockSize(ArenaBlockBytes)
       .setCompressionType(compression(settings.sstCompression))
       .setLevelCompactionDynamicLevelBytes(true)
   }
