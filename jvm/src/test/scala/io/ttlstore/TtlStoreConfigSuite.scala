@@ -13,7 +13,8 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreSettings.parse
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64, 10, "lz4", 100000, TtlPolicy.Off,
+    assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64,
+      10, "lz4", 100000, TtlPolicy.Off,
       allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
   }
 
@@ -34,7 +35,8 @@ class TtlStoreConfigSuite extends AnyFunSuite {
     val cache = intercept[TtlStoreException](parse(Map(BlockCacheSizeMb.key -> "128")))
     assert(cache.errorName == "SETTING_OF_OTHER_MEMORY_MODE")
     assert(cache.getMessage.contains(BlockCacheSizeMb.key) && cache.getMessage.contains(MaxMemoryUsageMb.key))
-    val total = intercept[TtlStoreException](parse(Map(BoundedMemoryUsage.key -> "false", MaxMemoryUsageMb.key -> "128")))
+    val total =
+      intercept[TtlStoreException](parse(Map(BoundedMemoryUsage.key -> "false", MaxMemoryUsageMb.key -> "128")))
     assert(total.errorName == "SETTING_OF_OTHER_MEMORY_MODE" && total.getMessage.contains(BlockCacheSizeMb.key))
   }
 

@@ -9,7 +9,8 @@ import io.ttlstore.errors.TtlStoreErrors
  */
 final case class MemoryBudget(bounded: Boolean, cacheBytes: Long, writeBufferBytes: Option[Long]) {
   def describe: String =
-    if (bounded) s"bounded: ${cacheBytes >> 20} MiB, memtables at most ${writeBufferBytes.getOrElse(0L) >> 20} MiB of it"
+    if (bounded)
+      s"bounded: ${cacheBytes >> 20} MiB, memtables at most ${writeBufferBytes.getOrElse(0L) >> 20} MiB of it"
     else s"unbounded: block cache ${cacheBytes >> 20} MiB, memtables outside it"
 }
 
