@@ -51,8 +51,10 @@ def test_python_refuses_exactly_the_numbers_and_names_the_jvm_refuses(spark: Spa
         step = 0.01 if isinstance(low, float) else 1
         for value, accepted in ((low, True), (high, True), (low - step, False), (high + step, False)):
             assert jvm_accepts(option, str(value)) is accepted, (option, value)
+            # block_cache_size_mb sizes the cache only without bounded memory (else refused as the other mode's).
+            mode = {"bounded_memory_usage": False} if option == "block_cache_size_mb" else {}
             try:
-                spark_options(**{option: value})
+                spark_options(**{option: value}, **mode)
                 assert accepted, (option, value)
             except ValueError:
                 assert not accepted, (option, value)
