@@ -19,9 +19,6 @@ object MemoryBudget {
 
   private val MiB = 1024L * 1024
 
-  /** The default budget (bounded, [[TtlStoreConfig.MaxMemoryUsageMb]]). */
-  val Default: MemoryBudget = parse(Map.empty)
-
   /**
    * The budget the confs set. The sizes of the other mode are refused rather than ignored: a
    * `blockCacheSizeMB` with bounded memory would silently not size anything.
