@@ -26,7 +26,7 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "64", (int,)),
     "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", (int,)),
     "sst_compression": (PREFIX + "sstCompression", "lz4", (str,)),
-    "known_keys_capacity": (PREFIX + "knownKeysCapacity", "100000", (int,)),
+    "known_keys_capacity": (PREFIX + "knownKeysCapacity", "200000", (int,)),
     "ttl": (PREFIX + "ttl", "0", (timedelta, str, int)),
     "update_type": (PREFIX + "updateType", "OnCreateAndWrite", (str,)),
     "state_visibility": (PREFIX + "stateVisibility", "NeverReturnExpired", (str,)),

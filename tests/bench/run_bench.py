@@ -10,7 +10,9 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 - ladder: per workload (dropDuplicates, aggregation, flatMapGroupsWithState), the steady per-row cost
   as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot;
 - memory: 200 stores in one executor against a memory limit, bounded and not (tests/bench/bounded_memory.py);
-- latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py).
+- latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py);
+- ttlcost: TTL on (nothing expiring) against TTL off in interleaved pairs of fresh JVMs, with the
+  pairs' spread (tests/bench/ttl_cost.py).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -34,6 +36,7 @@ from pathlib import Path
 import bounded_memory
 import ladders
 import latency
+import ttl_cost
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "bench-output"
@@ -53,9 +56,9 @@ PROVIDERS = {
                        {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
                         "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
 }
-WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency")
+WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "ttlcost")
 # Workloads with their own runner and result file (bench-output/<name>.json).
-SEPARATE = ("ladder", "memory", "latency")
+SEPARATE = ("ladder", "memory", "latency", "ttlcost")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 # Churn runs with maintenance every 5 s for every provider (Spark's default is 60 s, longer than a
@@ -240,6 +243,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += ladder_report(args)
     lines += separate_report("memory", bounded_memory.report)
     lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS))
+    lines += separate_report("ttlcost", ttl_cost.report)
     lines += overhead_report()
     lines += churn_report(results, args)
     lines += disk_churn_report()
@@ -482,6 +486,8 @@ def main() -> None:
         (OUT / "memory.json").write_text(json.dumps(bounded_memory.run_all(PROVIDERS, OUT), indent=2))
     if "latency" in args.workloads:
         (OUT / "latency.json").write_text(json.dumps(latency.measure(PROVIDERS, args.providers, OUT / "latency"), indent=2))
+    if "ttlcost" in args.workloads:
+        (OUT / "ttlcost.json").write_text(json.dumps(ttl_cost.measure(OUT / "ttlcost"), indent=2))
     for workload in (w for w in args.workloads if w not in SEPARATE):
         churn = workload == "churn"
         providers = [p for p in args.providers if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY)]

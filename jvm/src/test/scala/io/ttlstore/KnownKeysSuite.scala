@@ -48,4 +48,26 @@ class KnownKeysSuite extends AnyFunSuite {
     known.clear()
     assert(known.lookup(Array[Byte](1)) == null)
   }
+
+  test("many keys that differ in a few bytes are all told apart, through the table's growth") {
+    val known = new KnownKeys(1000000)
+    def key(i: Long): Array[Byte] = java.nio.ByteBuffer.allocate(16).putLong(8, i).array()
+    (0L until 100000L).foreach(i => if (i % 3 == 0) known.recordAbsent(key(i)) else known.record(key(i), i))
+    assert(known.size == 100000)
+    assert((0L until 100000L).forall { i =>
+      val answer = known.lookup(key(i))
+      if (i % 3 == 0) isAbsent(answer) else answer == i
+    })
+    assert(known.lookup(key(100000L)) == null)
+  }
+
+  test("clearing a grown table gives its memory back") {
+    val known = new KnownKeys(1000000)
+    (0 until 50000).foreach(i => known.record(BigInt(i).toByteArray, i.toLong))
+    val grown = known.slots
+    known.clear()
+    assert(grown >= 65536 && known.slots < grown / 32)
+    known.record(Array[Byte](1), 1L)
+    assert(known.lookup(Array[Byte](1)) == 1L && known.size == 1)
+  }
 }

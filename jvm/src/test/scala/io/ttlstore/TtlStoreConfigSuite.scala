@@ -14,7 +14,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
 
   test("unset keys take their defaults") {
     assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64,
-      10, "lz4", 100000, TtlPolicy.Off,
+      10, "lz4", 200000, TtlPolicy.Off,
       allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
   }
 

@@ -4,12 +4,25 @@ import java.io.{FilterOutputStream, OutputStream}
 
 import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
-/** An atomically created file: visible under its name only once the stream is closed. */
-final class AtomicOutput(underlying: CheckpointFileManager.CancellableFSDataOutputStream) {
+/**
+ * An atomically created file: visible under its name only once the stream is closed; `cancel`
+ * makes sure it never is.
+ */
+final class AtomicOutput private (underlying: OutputStream, cancelIt: () => Unit) {
   private val counting = new CountingOutputStream(underlying)
   def stream: OutputStream = counting
   def committedSize(): Long = counting.count
-  def cancel(): Unit = underlying.cancel()
+  def cancel(): Unit = cancelIt()
+}
+
+object AtomicOutput {
+
+  /** Through Spark's CheckpointFileManager (any Hadoop-compatible file system). */
+  def apply(out: CheckpointFileManager.CancellableFSDataOutputStream): AtomicOutput =
+    new AtomicOutput(out, () => out.cancel())
+
+  /** On the local file system, without Hadoop ([[LocalAtomicFile]]). */
+  def apply(out: LocalAtomicFile.Stream): AtomicOutput = new AtomicOutput(out, () => out.cancel())
 }
 
 /** Counts the bytes written through it. */

@@ -26,7 +26,8 @@ import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
  *       <v>.snapshot             zip: manifest.json + the DB's small files (MANIFEST, OPTIONS, CURRENT)
  *       sst/<n>-<uuid>.sst       SST files, uploaded once, shared by later snapshots
  * }}}
- * Everything goes through Spark's CheckpointFileManager, so any HDFS-compatible store works.
+ * Everything goes through Spark's CheckpointFileManager, so any HDFS-compatible store works; on the
+ * local file system, files are written without it ([[LocalAtomicFile]]).
  */
 final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   import CheckpointFiles._
@@ -34,6 +35,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   val root: Path = new Path(storeDir, DirName)
   val sstDir: Path = new Path(root, "sst")
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
+  private lazy val local = LocalAtomicFile.applies(root, hadoopConf)
   @volatile private var dirsCreated = false
   private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
 
@@ -55,9 +57,15 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap)
   }
 
+  /**
+   * A file visible at `path` once its stream is closed. On the local file system written directly
+   * ([[LocalAtomicFile]]: Hadoop's rename forks a process per file there), elsewhere through Spark's
+   * CheckpointFileManager.
+   */
   def createAtomic(path: Path): AtomicOutput = {
     ensureDirs()
-    new AtomicOutput(fm.createAtomic(path, overwriteIfPossible = true))
+    if (local) AtomicOutput(LocalAtomicFile.create(LocalAtomicFile.localPath(path, hadoopConf)))
+    else AtomicOutput(fm.createAtomic(path, overwriteIfPossible = true))
   }
 
   /**

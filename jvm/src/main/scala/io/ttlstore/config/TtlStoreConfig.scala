@@ -88,10 +88,10 @@ object TtlStoreConfig {
     s => oneOf("lz4", "zstd", "snappy", "none")(s).map(_.toLowerCase(Locale.ROOT)))
 
   val KnownKeysCapacity: ConfigKey[Int] = ConfigKey(
-    "knownKeysCapacity", 100000,
+    "knownKeysCapacity", 200000,
     "Keys per store whose existence one batch remembers from its reads, so that writing a key " +
-      "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 100 bytes " +
-      "each). 0 turns it off.",
+      "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 60 bytes each " +
+      "besides the key, held by the running task and given back at commit). 0 turns it off.",
     "a whole number from 0 to 10000000",
     intIn(0, 10000000))
 
