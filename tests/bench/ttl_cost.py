@@ -20,7 +20,7 @@ import ladder
 
 SIZE = 250_000
 STEADY = 8
-PAIRS = 6
+PAIRS = 12
 COST_WORKLOADS = ("dropDuplicates", "aggregation")
 TTL_ON = "spark.sql.streaming.stateStore.ttlstore.ttl=1 day"
 PROVIDER_CLASS = "io.ttlstore.TtlStateStoreProvider"

@@ -44,6 +44,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
   private var lastLoad = LoadFigures.None
 
   private var time: VersionTime = _
+  private var uploadReport: SnapshotUploadReport = _
 
   override def init(
       stateStoreId: StateStoreId,
@@ -71,6 +72,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     settings.testingClockMs.foreach(ms => clock = new ManualClock(ms))
     this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
     this.snapshots = new SnapshotUploader(files)
+    this.uploadReport = SnapshotUploadReport(stateStoreId, storeConf, hadoopConf)
     val codec = KeyCodec(keyStateEncoderSpec, keySchema)
     val filterLoader = NativeFilter.wanted(settings, TtlStoreConfig.NativeFilterEnabled.key, stateStoreId.toString)
     val newFilter = () =>
@@ -202,6 +204,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     try {
       snapshots.uploadPending().foreach { u =>
         logInfo(s"Uploaded the snapshot of version ${u.version} of $id (${u.bytes} bytes in ${u.latencyMs} ms)")
+        uploadReport.uploaded(u.version)
       }
     } catch {
       case NonFatal(e) => logWarning(s"Snapshot upload for $id failed; will retry later", e)

@@ -41,6 +41,21 @@ class RetentionSuite extends AnyFunSuite {
     assert(!Retention.adoptedFilesDeletable(snapshotAbove, None))
   }
 
+  test("temporary files are told by name, with the version they were written for") {
+    assert(Listing.temporaryVersion(".12.changelog.6f1c-e2.TID41.tmp").contains(12L))
+    assert(Listing.temporaryVersion(".12.snapshot.6f1c-e2.tmp").contains(12L))
+    assert(Listing.temporaryVersion("..12.changelog.6f1c-e2.tmp.crc").contains(12L))
+    assert(Listing.temporaryVersion("12.changelog").isEmpty)
+    assert(Listing.temporaryVersion(".12.changelog.crc").isEmpty)
+    assert(Listing.temporaryVersion(".adopted.json.6f1c.tmp").isEmpty)
+  }
+
+  test("temporary files go once their version is older than every retained one") {
+    val plan = Retention.plan(listing(1 to 20, 5, 10, 15), minVersionsToRetain = 8).get
+    val temporary = Map(".3.changelog.a.tmp" -> 3L, ".12.snapshot.b.tmp" -> 12L, ".13.changelog.c.tmp" -> 13L)
+    assert(Retention.leftoverTemporaries(plan, temporary) == Seq(".12.snapshot.b.tmp", ".3.changelog.a.tmp"))
+  }
+
   test("an empty directory has no plan") {
     assert(Retention.plan(listing(1 to 0), 5).isEmpty)
   }

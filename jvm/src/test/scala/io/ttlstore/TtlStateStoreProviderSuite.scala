@@ -161,6 +161,33 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  test("maintenance deletes the temporary files killed writers left, once older than every retained version") {
+    withTempDir { dir =>
+      val conf = storeConf("spark.sql.streaming.minBatchesToRetain" -> "2",
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2")
+      val root = ttlDir(dir)
+      val leftovers = Seq(".2.changelog.0a1b.TID7.tmp", "..2.changelog.0a1b.TID7.tmp.crc", ".4.snapshot.9f8e.tmp",
+        ".11.changelog.77aa.tmp")
+      withProvider(ttlProvider(dir, conf)) { p =>
+        commitVersion(p, 0, ("k0", 0) -> Some(1L))
+        leftovers.foreach(n => assert(new File(root, n).createNewFile(), n))
+        val oldSstTemp = new File(new File(root, "sst"), ".000009.sst.5c5c.tmp")
+        assert(oldSstTemp.getParentFile.exists() || oldSstTemp.getParentFile.mkdirs())
+        assert(oldSstTemp.createNewFile() && oldSstTemp.setLastModified(System.currentTimeMillis() - 3600000L))
+        (1 until 12).foreach { v =>
+          commitVersion(p, v, (s"k$v", 0) -> Some(1L))
+          p.doMaintenance()
+        }
+        val left = root.list().toSet
+        assert(!left.exists(_.startsWith(".2.")) && !left.exists(_.startsWith("..2.")) && !left.contains(
+            ".4.snapshot.9f8e.tmp"),
+          left)
+        assert(left.contains(".11.changelog.77aa.tmp"), "a temporary file of a retained version may still be written")
+        assert(!oldSstTemp.exists())
+      }
+    }
+  }
+
   test("maintenance running beside the task never loses or changes a committed version") {
     withTempDir { dir =>
       val conf = storeConf("spark.sql.streaming.minBatchesToRetain" -> "4",
@@ -216,6 +243,16 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
       assert(new File(ttlDir(dir), "2.changelog").delete())
       val e = loadError(dir, 3)
       assert(e.errorName == "CHANGELOG_MISSING" && e.getMessage.contains("2.changelog"))
+    }
+  }
+
+  test("a deleted latest changelog fails the load, naming the file and the latest version left") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3) }
+      assert(new File(ttlDir(dir), "3.changelog").delete())
+      val e = loadError(dir, 3)
+      assert(e.errorName == "STATE_VERSION_NOT_FOUND", e.getMessage)
+      assert(e.getMessage.contains("3.changelog") && e.getMessage.contains("latest committed version: 2"))
     }
   }
 

@@ -3,7 +3,7 @@ package io.ttlstore.checkpoint
 /** Carries out [[Retention]]'s plan on a store's checkpoint files. */
 object CheckpointCleaner {
 
-  final case class Cleaned(changelogs: Int, snapshots: Int, ssts: Int, adoptedFiles: Int = 0)
+  final case class Cleaned(changelogs: Int, snapshots: Int, ssts: Int, adoptedFiles: Int = 0, temporary: Int = 0)
 
   /**
    * Deletes what no retained version needs; `deleteAdopted` deletes the files of the Spark provider
@@ -16,6 +16,8 @@ object CheckpointCleaner {
       case Some(plan) =>
         plan.deleteSnapshots.foreach(v => files.delete(files.snapshotPath(v)))
         plan.deleteChangelogs.foreach(v => files.delete(files.changelogPath(v)))
+        val temporary = Retention.leftoverTemporaries(plan, listing.temporary)
+        temporary.foreach(n => files.delete(files.rootPath(n)))
         val retained = listing.snapshots.rangeFrom(plan.baseSnapshot).toSeq
         val referenced = retained.flatMap { v =>
           files.manifest(v, listing.snapshotStamps(v), listing).sstFiles.map(_.dfsName)
@@ -28,7 +30,7 @@ object CheckpointCleaner {
         val adoptedFiles = adopted.filter(a => Retention.adoptedFilesDeletable(plan, Some(a.version)))
           .map(deleteAdopted)
           .getOrElse(0)
-        Cleaned(plan.deleteChangelogs.size, plan.deleteSnapshots.size, orphans.size, adoptedFiles)
+        Cleaned(plan.deleteChangelogs.size, plan.deleteSnapshots.size, orphans.size, adoptedFiles, temporary.size)
     }
   }
 }

@@ -45,6 +45,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
   def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")
   def sstPath(dfsName: String): Path = new Path(sstDir, dfsName)
+  def rootPath(name: String): Path = new Path(root, name)
 
   def listing(): Listing = {
     val statuses = if (fm.exists(root)) fm.list(root).toSeq else Nil
@@ -53,8 +54,12 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       if (n.endsWith(suffix)) n.stripSuffix(suffix).toLongOption.map(_ -> s) else None
     }
     val snapshots = versions(".snapshot")
+    val temporary = statuses.flatMap { s =>
+      val n = s.getPath.getName
+      Listing.temporaryVersion(n).map(n -> _)
+    }.toMap
     Listing(SortedSet(versions(".changelog").map(_._1): _*), SortedSet(snapshots.map(_._1): _*),
-      snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap)
+      snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap, temporary)
   }
 
   /**

@@ -36,6 +36,13 @@ object Retention {
     adoptedVersion.exists(a => plan.baseSnapshot > a)
 
   /**
+   * Temporary files that killed writers left (they were never renamed into place): those written
+   * for a version older than every retained one, which no writer still running can be writing.
+   */
+  def leftoverTemporaries(plan: Plan, temporary: Map[String, Long]): Seq[String] =
+    temporary.collect { case (name, version) if version < plan.keepFrom => name }.toSeq.sorted
+
+  /**
    * SST files to delete: those no retained snapshot references and that are older than the oldest
    * retained snapshot, so that the files of a snapshot being uploaded right now (whose manifest
    * does not exist yet) are never taken.
@@ -49,4 +56,6 @@ object Retention {
       case Some(cutoff) =>
         sstFiles.collect { case (name, mtime) if !referenced(name) && mtime < cutoff => name }
     }
+  // A temporary file of an SST upload is never referenced, so the same rule takes it once it is
+  // older than the oldest retained snapshot (an upload running now wrote it later).
 }

@@ -96,12 +96,18 @@ object TtlStoreErrors {
     error("READ_ONLY_STORE", "operation" -> operation, "store" -> store)(
       s"Cannot $operation on $store: it was opened read-only.")
 
-  def versionNotFound(dir: String, version: Long, latest: Option[Long]): TtlStoreException =
+  /** `changelog`: the file that would hold the version (None for a version no file can hold). */
+  def versionNotFound(dir: String, version: Long, latest: Option[Long],
+      changelog: Option[String] = None): TtlStoreException =
     error("STATE_VERSION_NOT_FOUND", "dir" -> dir, "version" -> version)(
       s"Version $version of the state in $dir cannot be loaded: neither a snapshot nor the " +
         s"changelogs that lead to it exist (latest committed version: " +
-        s"${latest.map(_.toString).getOrElse("none")}). The checkpoint is incomplete or was " +
-        "cleaned beyond spark.sql.streaming.minBatchesToRetain.")
+        s"${latest.map(_.toString).getOrElse("none")})." +
+        changelog.map(f =>
+          s" The changelog of version $version would be $f: if the query committed " +
+            "this version, that file was deleted or lost; restore it from a backup.").getOrElse("") +
+        " Otherwise the checkpoint is incomplete or was cleaned beyond " +
+        "spark.sql.streaming.minBatchesToRetain.")
 
   def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
     error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(

@@ -142,7 +142,8 @@ final class LocalStore(
       val adopted = adoptions.baseFor(version, listing)
       if (version > 0 && adopted.isEmpty && !listing.changelogs.contains(version) &&
         !listing.snapshots.contains(version)) {
-        throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest)
+        throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest,
+          Some(files.changelogPath(version).toString))
       }
       // The base: the newest own snapshot, unless the adopted version of Spark's state is newer.
       val snapshot = VersionChain.of(version, listing.snapshots).snapshot.filter(s => adopted.forall(_._1.version < s))

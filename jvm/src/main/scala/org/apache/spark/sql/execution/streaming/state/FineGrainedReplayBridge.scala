@@ -6,7 +6,7 @@ import org.apache.spark.util.NextIterator
 /**
  * ttlstore's bridge to Spark's [[SupportsFineGrainedReplay]]: its change-feed method returns
  * Spark's `NextIterator`, which is private to Spark's packages, so this class (in Spark's package)
- * adapts a plain closeable iterator from the provider. Nothing else of ttlstore lives here.
+ * adapts a plain closeable iterator from the provider. Beside it, only [[CoordinatorBridge]].
  */
 abstract class FineGrainedReplayBridge extends StateStoreProvider with SupportsFineGrainedReplay {
 
