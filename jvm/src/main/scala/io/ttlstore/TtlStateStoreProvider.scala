@@ -14,7 +14,7 @@ import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreCo
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.store.{KeyCodec, LegacyKeys, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.{KeyCodec, LegacyKeys, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
 /**

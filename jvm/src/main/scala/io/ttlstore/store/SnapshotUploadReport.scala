@@ -1,4 +1,4 @@
-package io.ttlstore
+package io.ttlstore.store
 
 import java.util.UUID
 
