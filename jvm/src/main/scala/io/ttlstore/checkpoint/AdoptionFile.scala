@@ -7,8 +7,11 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
-/** Reads and writes `ttlstore/adopted.json` of one store. */
-final class AdoptionFile(root: Path, hadoopConf: Configuration) {
+/**
+ * Reads and writes `ttlstore/adopted.json` of one store; written through `createAtomic`, the store's
+ * way of publishing a file ([[CheckpointFiles.createAtomic]]).
+ */
+final class AdoptionFile(root: Path, hadoopConf: Configuration, createAtomic: Path => AtomicOutput) {
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
   val path: Path = new Path(root, AdoptionRecord.FileName)
 
@@ -21,11 +24,10 @@ final class AdoptionFile(root: Path, hadoopConf: Configuration) {
     }
 
   def write(record: AdoptionRecord): Unit = {
-    fm.mkdirs(root)
-    val out = fm.createAtomic(path, overwriteIfPossible = true)
+    val out = createAtomic(path)
     try {
-      out.write(AdoptionRecord.toJson(record).getBytes(StandardCharsets.UTF_8))
-      out.close()
+      out.stream.write(AdoptionRecord.toJson(record).getBytes(StandardCharsets.UTF_8))
+      out.stream.close()
     } catch { case e: Throwable => out.cancel(); throw e }
   }
 }

@@ -40,7 +40,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
 
   /** The record of the Spark provider state this store adopted, if any ([[AdoptionRecord]]). */
-  lazy val adoption = new AdoptionFile(root, hadoopConf)
+  lazy val adoption = new AdoptionFile(root, hadoopConf, createAtomic)
 
   def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
   def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")
