@@ -140,13 +140,35 @@ def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dic
 
 def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str = __file__) -> dict:
     """Runs `script` (this one unless named) with `argv` in a new process (so a new JVM) and returns its
-    `RESULT` line's JSON."""
+    `RESULT` line's JSON.
+
+    The script runs in a process group of its own, with its output in files rather than pipes: once
+    it is done (or past `timeout`), whatever is left of the group is killed. A Spark JVM has been
+    seen to hang at exit after its Python driver had printed its result and exited, and a pipe it
+    held open would have kept this call waiting for ever."""
+    import signal
     import subprocess
 
-    done = subprocess.run([sys.executable, script, *argv], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-    line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen([sys.executable, script, *argv], cwd=ROOT, stdout=out, stderr=err, text=True,
+                                 start_new_session=True)
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            child.wait()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    line = next((o for o in stdout.splitlines() if o.startswith("RESULT ")), None)
     if line is None:
-        raise RuntimeError(f"{Path(script).name} {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+        raise RuntimeError(f"{Path(script).name} {' '.join(argv)} failed (exit {child.returncode}):\n"
+                           f"{stdout[-2000:]}{stderr[-3000:]}")
     return json.loads(line[len("RESULT "):])
 
 

@@ -11,8 +11,8 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
   as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot;
 - memory: 200 stores in one executor against a memory limit, bounded and not (tests/bench/bounded_memory.py);
 - latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py);
-- ttlcost: TTL on (nothing expiring) against TTL off in interleaved pairs of fresh JVMs, with the
-  pairs' spread (tests/bench/ttl_cost.py).
+- ttlcost: TTL on (nothing expiring) against TTL off, the same query twice in one JVM fed batch by
+  batch in turn, over several JVMs, with the pairs' spread (tests/bench/ttl_cost.py).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
