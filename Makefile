@@ -22,7 +22,7 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv jar install test lint fmt test-native test-jvm test-python demo bench docs clean
+.PHONY: all venv jar install test lint fmt test-native test-jvm test-python demo bench chaos docs clean
 
 all: install
 
@@ -81,6 +81,10 @@ test-python: install
 
 demo: install
 	$(PY) -m ttlstore.demo
+
+# The long crash loop (hundreds of SIGKILLs); rewrites its section of docs/reliability.md.
+chaos: install
+	PYTHONPATH=tests $(PY) tests/chaos/crash_loop.py chaos
 
 bench: install
 	mkdir -p bench-output

@@ -138,6 +138,18 @@ def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dic
     return out
 
 
+def kill_group(child) -> None:  # type: ignore[no-untyped-def]
+    """Kills a child started with `start_new_session` together with its process group (a Python driver
+    and its JVM), and reaps it."""
+    import signal
+
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    child.wait()
+
+
 def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str = __file__) -> dict:
     """Runs `script` (this one unless named) with `argv` in a new process (so a new JVM) and returns its
     `RESULT` line's JSON.
@@ -146,7 +158,6 @@ def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str
     it is done (or past `timeout`), whatever is left of the group is killed. A Spark JVM has been
     seen to hang at exit after its Python driver had printed its result and exited, and a pipe it
     held open would have kept this call waiting for ever."""
-    import signal
     import subprocess
 
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -157,11 +168,7 @@ def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str
         except subprocess.TimeoutExpired:
             pass
         finally:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            child.wait()
+            kill_group(child)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()

@@ -25,7 +25,9 @@ object TtlStoreConfig {
   val LocalDir: ConfigKey[String] = ConfigKey(
     "localDir", "",
     "Local directory for the working copies of the RocksDB instances. Unset: Spark's local " +
-      "directories (spark.local.dir), or the JVM's temporary directory outside Spark.",
+      "directories (spark.local.dir), or the JVM's temporary directory outside Spark. A process " +
+      "deletes its copies when it ends; the copies of a process killed on this host are deleted by " +
+      "the next process that opens a store here.",
     "a directory path",
     s => Some(s))
 

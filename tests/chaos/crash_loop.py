@@ -1,0 +1,255 @@
+"""A crash loop: stateful queries whose driver is killed with SIGKILL at seeded random moments.
+
+One driver process (a child, with its own JVM) runs four stateful queries over the same input
+files: an aggregation in update mode, `dropDuplicates`, `applyInPandasWithState` (a running count)
+and a session window in append mode. A file source with one file per trigger makes the batches
+deterministic; each query's sink writes one file per batch id, atomically (a temporary name, then a
+rename), so a batch run again after a crash replaces its own output: exactly once. The parent
+starts the driver, waits for its queries to start, then kills the whole process group with SIGKILL
+after a seeded random delay (while state loads, mid-batch, during a commit or a snapshot upload,
+between batches), and starts it again, until it has killed `kills` times; the last driver runs to
+the end. The final results (per query, the outputs folded in batch order) must equal those of the
+same queries run without faults on Spark's HDFS provider.
+
+`tests/test_crash_loop.py` runs a few kills in `make test`; `make chaos` runs this script with
+hundreds and writes its figures to bench-output/chaos.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.ladder import kill_group  # tests/ is on PYTHONPATH (conftest, make chaos)
+
+ROOT = Path(__file__).resolve().parents[2]
+HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+TTL_PROVIDER = "io.ttlstore.TtlStateStoreProvider"
+QUERIES = ("aggregation", "dropDuplicates", "applyInPandasWithState", "sessionWindow")
+# How each query's outputs fold into its result: update mode keeps the last row per key.
+LAST_PER_KEY = {"aggregation": ("key",), "applyInPandasWithState": ("key",)}
+FLUSH = "flush"
+
+
+def write_input(directory: Path, seed: int, files: int, rows: int, keys: int) -> None:
+    """Input files of events (key, v, t seconds), the event time moving forward file by file.
+
+    Two last files hold one event each of the key `FLUSH`, far in the future: the first moves the
+    watermark past every session, the second's batch emits them. So no result depends on whether
+    Spark ran a batch without data after the last file; the `FLUSH` rows are left out of results."""
+    rng = random.Random(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    for f in range(files):
+        lines = [json.dumps({"key": f"k{rng.randrange(keys)}", "v": rng.randrange(10), "t": f * 4 + rng.randrange(6)})
+                 for _ in range(rows)]
+        (directory / f"{f:04d}.json").write_text("\n".join(lines) + "\n")
+    for n, t in enumerate((files * 4 + 100, files * 4 + 200)):
+        (directory / f"{files + n:04d}.json").write_text(json.dumps({"key": FLUSH, "v": 0, "t": t}) + "\n")
+    # The file source takes files in the order of their modification times: a second apart, so that
+    # files written within one millisecond cannot swap places between runs (and move the watermark
+    # differently).
+    for n, path in enumerate(sorted(directory.glob("*.json"))):
+        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))
+
+
+def running_count(key, frames, state):  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    count = state.get[0] if state.exists else 0
+    for frame in frames:
+        count += len(frame)
+    state.update((count,))
+    yield pd.DataFrame({"key": [key[0]], "count": [count]})
+
+
+def drive(work: Path, provider: str, confs: list[str]) -> None:
+    """The driver: runs the queries until every input file is processed (resuming their checkpoints)."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    import ttlstore
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # pandas' workers: this interpreter
+    log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
+    builder = (SparkSession.builder.master("local[2]").appName("crash-loop")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.extraJavaOptions", log_conf)
+               .config("spark.sql.streaming.stateStore.maintenanceInterval", "1s")
+               .config("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
+               .config("spark.sql.streaming.minBatchesToRetain", "4"))
+    for setting in confs:
+        key, _, value = setting.partition("=")
+        builder = builder.config(key, value)
+    # After configure, which names ttlstore's provider: the reference runs on Spark's.
+    spark = ttlstore.configure(builder).config(ttlstore.settings.PROVIDER_CLASS_KEY, provider).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+
+    def source():  # type: ignore[no-untyped-def]
+        return (spark.readStream.schema("key string, v int, t long").option("maxFilesPerTrigger", 1)
+                .json(str(work / "input")).withColumn("ts", F.timestamp_seconds("t")))
+
+    plans = {
+        "aggregation": (source().groupBy("key").agg(F.count("*").alias("n"), F.sum("v").alias("total")), "update"),
+        "dropDuplicates": (source().dropDuplicates(["key", "v"]).select("key", "v"), "append"),  # which t is kept is not determined
+        "applyInPandasWithState": (source().groupBy("key").applyInPandasWithState(
+            running_count, "key string, count long", "count long", "update", GroupStateTimeout.NoTimeout), "update"),
+        "sessionWindow": (source().withWatermark("ts", "5 seconds").groupBy(F.session_window("ts", "3 seconds"), "key")
+                          .agg(F.count("*").alias("n")).select(F.col("session_window.start").cast("long").alias("start"),
+                                                               F.col("session_window.end").cast("long").alias("end"),
+                                                               "key", "n"), "append"),
+    }
+
+    def sink(name: str):  # type: ignore[no-untyped-def]
+        out = work / "out" / name
+        out.mkdir(parents=True, exist_ok=True)
+
+        def write(df, batch_id: int) -> None:  # type: ignore[no-untyped-def]
+            rows = sorted(json.dumps(r.asDict(), sort_keys=True) for r in df.collect())
+            temp = out / f".{batch_id:06d}.tmp"
+            temp.write_text(json.dumps(rows))
+            os.replace(temp, out / f"{batch_id:06d}.json")
+        return write
+
+    queries = [df.writeStream.outputMode(mode).foreachBatch(sink(name))
+               .option("checkpointLocation", str(work / "checkpoints" / name)).start()
+               for name, (df, mode) in plans.items()]
+    print("STARTED", flush=True)
+    for q in queries:
+        q.processAllAvailable()
+    for q in queries:
+        q.stop()
+    print("DONE", flush=True)
+    spark.stop()
+
+
+def results(work: Path) -> dict[str, list[str]]:
+    """Per query, its outputs folded in batch order: the last row per key (update mode) or all rows."""
+    folded = {}
+    for name in QUERIES:
+        files = sorted((work / "out" / name).glob("*.json"))
+        rows = [row for f in files for r in json.loads(f.read_text()) if (row := json.loads(r))["key"] != FLUSH]
+        if name in LAST_PER_KEY:
+            last = {tuple(r[k] for k in LAST_PER_KEY[name]): r for r in rows}
+            rows = list(last.values())
+        folded[name] = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    return folded
+
+
+def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_delay: float = 8.0,
+        timeout: float = 600.0) -> dict:
+    """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments."""
+    rng = random.Random(seed)
+    delays = []
+    argv = [sys.executable, __file__, "drive", str(work), provider] + [f"--conf={c}" for c in confs]
+    while True:
+        killing = len(delays) < kills
+        with open(work / "driver.log", "a") as log:
+            child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+                                     start_new_session=True)
+            try:
+                assert child.stdout is not None
+                line = child.stdout.readline()
+                if not line.startswith("STARTED"):
+                    raise RuntimeError(f"the driver did not start (see {work / 'driver.log'}): {line!r}")
+                if killing:
+                    delay = rng.uniform(0, max_delay)
+                    deadline = time.monotonic() + delay
+                    while time.monotonic() < deadline and child.poll() is None:
+                        time.sleep(0.05)
+                    if child.poll() is None:
+                        delays.append(round(delay, 2))
+                        continue  # the finally below kills it
+                    killing = False  # it finished before the kill: that run was the last
+                done, _ = child.communicate(timeout=timeout)
+                if "DONE" not in done or child.returncode != 0:
+                    raise RuntimeError(f"the driver failed (exit {child.returncode}); see {work / 'driver.log'}")
+                return {"kills": len(delays), "delays": delays}
+            finally:
+                kill_group(child)
+
+
+VARIANTS = {"TTL off": [], "TTL on (1 day, nothing expiring)": ["spark.sql.streaming.stateStore.ttlstore.ttl=1 day"]}
+SECTION = "## Crash loop (`make chaos`)"
+
+
+def chaos(out: Path, kills: int, seed: int, files: int, rows: int, keys: int) -> dict:
+    """The long loop: per variant, `kills` kills, the results compared with the HDFS provider's without faults."""
+    import shutil
+
+    shutil.rmtree(out, ignore_errors=True)
+    reference = out / "reference"
+    write_input(reference / "input", seed, files, rows, keys)
+    run(reference, HDFS_PROVIDER, [], kills=0, seed=seed)
+    expected = results(reference)
+    report: dict = {"measured": time.strftime("%Y-%m-%d"), "seed": seed, "files": files, "rows": rows, "variants": {}}
+    for n, (variant, confs) in enumerate(VARIANTS.items()):
+        work = out / f"variant-{n}"
+        write_input(work / "input", seed, files, rows, keys)
+        started = time.monotonic()
+        done = run(work, TTL_PROVIDER, confs, kills=kills, seed=seed + n + 1)
+        got = results(work)
+        report["variants"][variant] = {
+            **done, "seconds": round(time.monotonic() - started),
+            "equal": {q: got[q] == expected[q] for q in QUERIES},
+            "rows": {q: len(expected[q]) for q in QUERIES},
+        }
+        print(f"{variant}: {done['kills']} kills, results equal: {report['variants'][variant]['equal']}", flush=True)
+    return report
+
+
+def section(report: dict) -> str:
+    lines = [SECTION, "",
+             f"Measured {report['measured']}. tests/chaos/crash_loop.py, seed {report['seed']}: the four queries over "
+             f"{report['files']} input files of {report['rows']} events, the driver killed with SIGKILL after a random "
+             "delay of 0-8 s once its queries had started, restarted until the input was done; results compared with "
+             "the same queries on Spark's HDFS provider without faults.", "",
+             "| variant | kills survived | results equal to the run without faults | time |", "|---|---|---|---|"]
+    for variant, v in report["variants"].items():
+        equal = "all four queries" if all(v["equal"].values()) else \
+            "NOT " + ", ".join(q for q, ok in v["equal"].items() if not ok)
+        lines.append(f"| {variant} | {v['kills']} | {equal} | {v['seconds'] // 60} min |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("drive", help="(the driver the loop starts and kills)")
+    d.add_argument("work", type=Path)
+    d.add_argument("provider")
+    d.add_argument("--conf", action="append", default=[])
+    c = sub.add_parser("chaos", help="the long loop of `make chaos`")
+    c.add_argument("--kills", type=int, default=200, help="kills per variant")
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--files", type=int, default=40)
+    c.add_argument("--rows", type=int, default=200)
+    c.add_argument("--keys", type=int, default=50)
+    c.add_argument("--out", type=Path, default=ROOT / "bench-output" / "chaos")
+    c.add_argument("--report", type=Path, default=ROOT / "docs" / "reliability.md",
+                   help="the document whose crash-loop section is rewritten")
+    args = parser.parse_args()
+    if args.command == "drive":
+        drive(args.work, args.provider, args.conf)
+        return
+    report = chaos(args.out, args.kills, args.seed, args.files, args.rows, args.keys)
+    (args.out.parent / "chaos.json").write_text(json.dumps(report, indent=2))
+    doc = args.report.read_text()
+    start = doc.find(SECTION)
+    end = doc.find("\n## ", start + len(SECTION)) if start >= 0 else -1
+    new = section(report)
+    doc = doc[:start] + new + (doc[end + 1:] if end >= 0 else "") if start >= 0 else doc.rstrip("\n") + "\n\n" + new
+    args.report.write_text(doc)
+    failed = [v for v, r in report["variants"].items() if not all(r["equal"].values())]
+    if failed:
+        raise SystemExit(f"results differ from the run without faults: {failed}")
+
+
+if __name__ == "__main__":
+    main()
