@@ -2,10 +2,14 @@ package io.ttlstore.checkpoint
 
 import java.nio.charset.StandardCharsets
 
+import scala.util.control.NonFatal
+
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
+
+import io.ttlstore.errors.TtlStoreErrors
 
 /**
  * Reads and writes `ttlstore/adopted.json` of one store; written through `createAtomic`, the store's
@@ -15,12 +19,19 @@ final class AdoptionFile(root: Path, hadoopConf: Configuration, createAtomic: Pa
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
   val path: Path = new Path(root, AdoptionRecord.FileName)
 
+  /** The record, if the store has one; a file that does not parse as one fails naming it. */
   def read(): Option[AdoptionRecord] =
     if (!fm.exists(path)) None
     else {
       val in = fm.open(path)
-      try Some(AdoptionRecord.fromJson(IOUtils.toString(in, StandardCharsets.UTF_8)))
-      finally in.close()
+      val text =
+        try IOUtils.toString(in, StandardCharsets.UTF_8)
+        finally in.close()
+      val record =
+        try AdoptionRecord.fromJson(text)
+        catch { case NonFatal(e) => throw TtlStoreErrors.adoptionRecordCorrupted(path.toString, e.getMessage) }
+      AdoptionRecord.problem(record).foreach(why => throw TtlStoreErrors.adoptionRecordCorrupted(path.toString, why))
+      Some(record)
     }
 
   def write(record: AdoptionRecord): Unit = {

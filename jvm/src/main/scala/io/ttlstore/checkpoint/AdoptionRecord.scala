@@ -17,4 +17,11 @@ object AdoptionRecord {
 
   def fromJson(json: String): AdoptionRecord = Serialization.read[AdoptionRecord](json)
   def toJson(r: AdoptionRecord): String = Serialization.write(r)
+
+  /** What makes a parsed record unusable (a field missing or out of range), if anything. */
+  def problem(r: AdoptionRecord): Option[String] =
+    if (r.provider == null || r.provider.isEmpty) Some("it names no provider")
+    else if (r.codec == null || r.codec.isEmpty) Some("it names no codec")
+    else if (r.version < 0) Some(s"its version ${r.version} is negative")
+    else None
 }

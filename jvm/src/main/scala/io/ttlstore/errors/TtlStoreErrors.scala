@@ -146,6 +146,15 @@ object TtlStoreErrors {
       s"$file, ttlstore's record of the Spark provider state this store adopted, cannot be read: " +
         s"$why. Restore it from a backup of the checkpoint.")
 
+  def adoptionRecordMissing(file: String, version: Long, provider: String): TtlStoreException =
+    error("ADOPTION_RECORD_MISSING", "file" -> file, "version" -> version)(
+      s"$file is missing: this store's own files begin after version $version, and Spark's $provider " +
+        s"provider's files beside them hold that version, so the store was built on them by " +
+        "`ttlstore migrate`, and the record saying so is gone. Restore it from a backup of the " +
+        s"checkpoint, or write it again: {\"provider\":\"$provider\",\"version\":$version,\"codec\":" +
+        "\"<spark.sql.streaming.stateStore.compression.codec of that query, lz4 by default>\"," +
+        "\"adoptedAtMs\":<the migration's time in epoch ms>}.")
+
   def unknownCodec(name: String, key: String): TtlStoreException =
     error("UNKNOWN_CODEC", "codec" -> name)(
       s"'$name' is not a compression codec ttlstore can read or write. Set $key to one of lz4, " +

@@ -3,6 +3,7 @@ package io.ttlstore.store
 import java.io.File
 
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, Listing}
+import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.ttl.Clock
 
@@ -50,6 +51,20 @@ final class Adoptions(
         LegacySource.holding(version, files.storeDir, files.hadoopConf).map { source =>
           AdoptionRecord(source.name, version, stateCodec, clock.millis()) -> source
         }
+      case None => missingRecord(version, listing)
+    }
+  }
+
+  /**
+   * None, or the error for a store whose own files begin after a version that Spark's provider's
+   * files hold, with no snapshot below them: it was adopted, and its adopted.json is gone.
+   */
+  private def missingRecord(version: Long, listing: Listing): Option[(AdoptionRecord, LegacySource)] = {
+    val first = listing.changelogs.rangeTo(version).headOption
+    if (version <= 0 || listing.snapshots.exists(_ <= version) || !first.exists(_ > 1)) None
+    else LegacySource.holding(first.get - 1, files.storeDir, files.hadoopConf) match {
+      case Some(source) =>
+        throw TtlStoreErrors.adoptionRecordMissing(files.adoption.path.toString, first.get - 1, source.name)
       case None => None
     }
   }
