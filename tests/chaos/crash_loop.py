@@ -70,18 +70,16 @@ def running_count(key, frames, state):  # type: ignore[no-untyped-def]
 
 def drive(work: Path, provider: str, confs: list[str]) -> None:
     """The driver: runs the queries until every input file is processed (resuming their checkpoints)."""
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     import ttlstore
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # pandas' workers: this interpreter
-    log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
-    builder = (SparkSession.builder.master("local[2]").appName("crash-loop")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.driver.extraJavaOptions", log_conf)
-               .config("spark.sql.streaming.stateStore.maintenanceInterval", "1s")
+    # The test suite's session (local[2], 2 shuffle partitions, maintenance every second); importing
+    # conftest also points pandas' workers at this interpreter.
+    from conftest import local_session_builder
+
+    builder = (local_session_builder("crash-loop")
                .config("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
                .config("spark.sql.streaming.minBatchesToRetain", "4"))
     for setting in confs:

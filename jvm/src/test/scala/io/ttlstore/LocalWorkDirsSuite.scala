@@ -101,6 +101,7 @@ class LocalWorkDirsSuite extends AnyFunSuite {
     assert(!LocalWorkDirs.abandoned(owner, self, _ => Some(Some(1000L))))
     assert(LocalWorkDirs.abandoned(owner, self, _ => Some(Some(2000L))))
     assert(!LocalWorkDirs.abandoned(owner, self, _ => Some(None)))
+    assert(!LocalWorkDirs.abandoned(owner.copy(startMs = 0L), self, _ => Some(Some(2000L))))
     assert(!LocalWorkDirs.abandoned(self, self, _ => None))
   }
 }

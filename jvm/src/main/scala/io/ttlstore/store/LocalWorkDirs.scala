@@ -68,7 +68,8 @@ object LocalWorkDirs extends Logging {
   def abandoned(owner: Owner, self: Owner, startOf: Long => Option[Option[Long]]): Boolean =
     owner.host == self.host && owner != self && (startOf(owner.pid) match {
       case None => true
-      case Some(Some(start)) => start != owner.startMs
+      // Another process of the id, unless the owner could not tell its own start time (recorded as 0).
+      case Some(Some(start)) => owner.startMs != 0L && start != owner.startMs
       case Some(None) => false // running, start time unknown: assume it is the owner
     })
 
