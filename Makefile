@@ -82,8 +82,14 @@ test-python: install
 demo: install
 	$(PY) -m ttlstore.demo
 
-# The long crash loop (hundreds of SIGKILLs); rewrites its section of docs/reliability.md.
+# The long fault runs: many fuzzed files per reader, the damage matrix with its outcomes, and the
+# crash loop (hundreds of SIGKILLs); each rewrites its section of docs/reliability.md.
 chaos: install
+	mkdir -p bench-output
+	TTLSTORE_FUZZ_INPUTS=1000 TTLSTORE_FUZZ_REPORT=$(CURDIR)/bench-output/fuzz.json \
+		$(SBT) "jvm/testOnly io.ttlstore.fuzz.ReaderFuzzSuite"
+	TTLSTORE_DAMAGE_REPORT=$(CURDIR)/bench-output/damage.json $(PY) -m pytest tests/test_damage_matrix.py -q
+	PYTHONPATH=tests $(PY) tests/chaos/report.py
 	PYTHONPATH=tests $(PY) tests/chaos/crash_loop.py chaos
 
 bench: install

@@ -9,6 +9,8 @@ fails when a checkpoint holds a file no kind describes, so a new kind of file ca
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -143,6 +145,24 @@ def test_every_file_ttlstore_writes_is_a_kind_of_the_matrix(bases: dict[str, Bas
         assert any(kind.files(f) for f in store_folders(kept)), f"the {kind.checkpoint} base has no {kind.name}"
 
 
+# Each case's outcome ("recovered", or the error's name), written to $TTLSTORE_DAMAGE_REPORT at the
+# end of the module when it is set (make chaos puts the table in docs/reliability.md).
+OUTCOMES: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_outcomes():
+    yield
+    if os.environ.get("TTLSTORE_DAMAGE_REPORT") and OUTCOMES:
+        Path(os.environ["TTLSTORE_DAMAGE_REPORT"]).write_text(json.dumps(OUTCOMES, indent=2))
+
+
+def error_name(message: str) -> str:
+    """The name of ttlstore's error in a failed query's message: the innermost, after Spark's wrappers."""
+    names = re.findall(r"\[([A-Z][A-Z_]+)\]", message)
+    return names[-1] if names else "unnamed"
+
+
 CASES = [pytest.param(kind, fault, which, id=f"{kind.name}, {which}, {fault}")
          for kind in FILE_KINDS for fault in FAULTS for which in (WHICH if kind.versioned else WHICH[:1])]
 
@@ -164,8 +184,10 @@ def test_a_damaged_file_is_recovered_from_or_named_and_the_checkpoint_survives(
     except StreamingQueryException as e:
         message = str(e)
         assert target.name in message, f"the error does not name the damaged file {target.name}: {message[:2000]}"
+        OUTCOMES[f"{kind.name}|{which}|{fault}"] = f"named: {error_name(message)}"
         # The failed restart changed no committed state: with the file back, the batch computes as undamaged.
         target.write_bytes(original)
         assert next_round(spark, work) == base.expected
     else:
         assert got == base.expected, f"recovered from a {fault} {kind.name} with other results"
+        OUTCOMES[f"{kind.name}|{which}|{fault}"] = "recovered"

@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> dict:
         progress = [p for p in query.recentProgress if p["numInputRows"] > 0][: len(batches)]
         spark.stop()
         shutil.rmtree(checkpoint, ignore_errors=True)
+    if args.progress_out:
+        Path(args.progress_out).write_text(json.dumps(progress, indent=1, default=str))
     return {"workload": args.workload, "rungs": rungs(batches, progress), "conf": args.conf,
             "partitions": args.partitions, "rows_per_batch": args.rows_per_batch,
             # The state's memory as Spark reports it (all stores together), the largest of any batch.
@@ -186,6 +188,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", required=True, help="keys per store at each rung")
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--rows-per-batch", type=int, default=200_000)
+    parser.add_argument("--progress-out", help="also write every batch's progress (JSON list) to this file")
     parser.add_argument("--steady", type=int, default=4, help="steady batches per rung (the first is a warm-up)")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--workdir", required=True, help="where the checkpoint goes (a new directory, removed at the end)")

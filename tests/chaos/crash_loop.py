@@ -11,6 +11,14 @@ between batches), and starts it again, until it has killed `kills` times; the la
 the end. The final results (per query, the outputs folded in batch order) must equal those of the
 same queries run without faults on Spark's HDFS provider.
 
+A TTL where rows do expire needs a clock both runs share: the variant "TTL expiring" runs three
+queries whose state rows carry an event time `groupState.ts` (an aggregation per key and 4-second
+window start, `dropDuplicates` on key, value and time, `applyInPandasWithState` keeping the last
+event time in its state),
+with event-time TTL of 2 seconds: "now" is the largest event time a store has seen, recorded with
+each version, so which rows expire depends on the input alone. Its reference is the same queries
+on ttlstore without faults; `restarted_counts` shows that rows did expire.
+
 `tests/test_crash_loop.py` runs a few kills in `make test`; `make chaos` runs this script with
 hundreds and writes its figures to bench-output/chaos.json.
 """
@@ -24,16 +32,23 @@ import random
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.ladder import kill_group  # tests/ is on PYTHONPATH (conftest, make chaos)
+from chaos.report import replace_section
 
 ROOT = Path(__file__).resolve().parents[2]
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 TTL_PROVIDER = "io.ttlstore.TtlStateStoreProvider"
-QUERIES = ("aggregation", "dropDuplicates", "applyInPandasWithState", "sessionWindow")
+# Per query set, its queries; `classic` are the four of the issue, `expiring` those whose state rows
+# carry the event time `ts` that event-time TTL reads.
+QUERY_SETS = {"classic": ("aggregation", "dropDuplicates", "applyInPandasWithState", "sessionWindow"),
+              "expiring": ("aggregation", "dropDuplicates", "applyInPandasWithState")}
+QUERIES = QUERY_SETS["classic"]
 # How each query's outputs fold into its result: update mode keeps the last row per key.
-LAST_PER_KEY = {"aggregation": ("key",), "applyInPandasWithState": ("key",)}
+LAST_PER_KEY = {"classic": {"aggregation": ("key",), "applyInPandasWithState": ("key",)},
+                "expiring": {"aggregation": ("key", "ts"), "applyInPandasWithState": ("key",)}}
 FLUSH = "flush"
 
 
@@ -68,10 +83,53 @@ def running_count(key, frames, state):  # type: ignore[no-untyped-def]
     yield pd.DataFrame({"key": [key[0]], "count": [count]})
 
 
-def drive(work: Path, provider: str, confs: list[str]) -> None:
-    """The driver: runs the queries until every input file is processed (resuming their checkpoints)."""
+def running_count_since(key, frames, state):  # type: ignore[no-untyped-def]
+    """The running count of a key whose state also keeps its last event time (ms), for event-time TTL."""
+    import pandas as pd
+
+    count, last = (state.get[0], state.get[1]) if state.exists else (0, 0)
+    for frame in frames:
+        count += len(frame)
+        last = max(last, int(frame["t"].max()) * 1000)
+    state.update((count, last))
+    yield pd.DataFrame({"key": [key[0]], "count": [count]})
+
+
+def plans_of(query_set: str, source):  # type: ignore[no-untyped-def]
+    """The queries of a set, each a (DataFrame, output mode)."""
     from pyspark.sql import functions as F
     from pyspark.sql.streaming.state import GroupStateTimeout
+
+    if query_set == "expiring":
+        # One session setting names the event-time field for all three: `groupState.ts`, where
+        # applyInPandasWithState's state value has it; the other two carry a struct of that name.
+        def stamped():  # type: ignore[no-untyped-def]
+            return source().withColumn("groupState", F.struct(F.col("ts").alias("ts")))
+
+        return {
+            "aggregation": (source().withColumn("groupState", F.struct(F.window("ts", "4 seconds").start.alias("ts")))
+                            .groupBy("key", "groupState").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+                            .select("key", F.col("groupState.ts").cast("long").alias("ts"), "n", "total"), "update"),
+            "dropDuplicates": (stamped().dropDuplicates(["key", "v", "groupState"]).select("key", "v", "t"), "append"),
+            "applyInPandasWithState": (source().groupBy("key").applyInPandasWithState(
+                running_count_since, "key string, count long", "count long, ts long", "update",
+                GroupStateTimeout.NoTimeout), "update"),
+        }
+    return {
+        "aggregation": (source().groupBy("key").agg(F.count("*").alias("n"), F.sum("v").alias("total")), "update"),
+        "dropDuplicates": (source().dropDuplicates(["key", "v"]).select("key", "v"), "append"),  # which t is kept is not determined
+        "applyInPandasWithState": (source().groupBy("key").applyInPandasWithState(
+            running_count, "key string, count long", "count long", "update", GroupStateTimeout.NoTimeout), "update"),
+        "sessionWindow": (source().withWatermark("ts", "5 seconds").groupBy(F.session_window("ts", "3 seconds"), "key")
+                          .agg(F.count("*").alias("n")).select(F.col("session_window.start").cast("long").alias("start"),
+                                                               F.col("session_window.end").cast("long").alias("end"),
+                                                               "key", "n"), "append"),
+    }
+
+
+def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic") -> None:
+    """The driver: runs the queries until every input file is processed (resuming their checkpoints)."""
+    from pyspark.sql import functions as F
 
     import ttlstore
 
@@ -93,16 +151,7 @@ def drive(work: Path, provider: str, confs: list[str]) -> None:
         return (spark.readStream.schema("key string, v int, t long").option("maxFilesPerTrigger", 1)
                 .json(str(work / "input")).withColumn("ts", F.timestamp_seconds("t")))
 
-    plans = {
-        "aggregation": (source().groupBy("key").agg(F.count("*").alias("n"), F.sum("v").alias("total")), "update"),
-        "dropDuplicates": (source().dropDuplicates(["key", "v"]).select("key", "v"), "append"),  # which t is kept is not determined
-        "applyInPandasWithState": (source().groupBy("key").applyInPandasWithState(
-            running_count, "key string, count long", "count long", "update", GroupStateTimeout.NoTimeout), "update"),
-        "sessionWindow": (source().withWatermark("ts", "5 seconds").groupBy(F.session_window("ts", "3 seconds"), "key")
-                          .agg(F.count("*").alias("n")).select(F.col("session_window.start").cast("long").alias("start"),
-                                                               F.col("session_window.end").cast("long").alias("end"),
-                                                               "key", "n"), "append"),
-    }
+    plans = plans_of(query_set, source)
 
     def sink(name: str):  # type: ignore[no-untyped-def]
         out = work / "out" / name
@@ -127,25 +176,41 @@ def drive(work: Path, provider: str, confs: list[str]) -> None:
     spark.stop()
 
 
-def results(work: Path) -> dict[str, list[str]]:
+def outputs(work: Path, name: str) -> list[dict]:
+    """A query's output rows in batch order, the `FLUSH` events left out."""
+    files = sorted((work / "out" / name).glob("*.json"))
+    return [row for f in files for r in json.loads(f.read_text()) if (row := json.loads(r))["key"] != FLUSH]
+
+
+def results(work: Path, query_set: str = "classic") -> dict[str, list[str]]:
     """Per query, its outputs folded in batch order: the last row per key (update mode) or all rows."""
     folded = {}
-    for name in QUERIES:
-        files = sorted((work / "out" / name).glob("*.json"))
-        rows = [row for f in files for r in json.loads(f.read_text()) if (row := json.loads(r))["key"] != FLUSH]
-        if name in LAST_PER_KEY:
-            last = {tuple(r[k] for k in LAST_PER_KEY[name]): r for r in rows}
+    for name in QUERY_SETS[query_set]:
+        rows = outputs(work, name)
+        if name in LAST_PER_KEY[query_set]:
+            last = {tuple(r[k] for k in LAST_PER_KEY[query_set][name]): r for r in rows}
             rows = list(last.values())
         folded[name] = sorted(json.dumps(r, sort_keys=True) for r in rows)
     return folded
 
 
+def restarted_counts(work: Path) -> int:
+    """How often a key's running count went down in batch order: its state had expired in between."""
+    last: dict[str, int] = {}
+    restarts = 0
+    for row in outputs(work, "applyInPandasWithState"):
+        restarts += row["count"] < last.get(row["key"], 0)
+        last[row["key"]] = row["count"]
+    return restarts
+
+
 def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_delay: float = 8.0,
-        timeout: float = 600.0) -> dict:
+        timeout: float = 600.0, query_set: str = "classic") -> dict:
     """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments."""
     rng = random.Random(seed)
     delays = []
-    argv = [sys.executable, __file__, "drive", str(work), provider] + [f"--conf={c}" for c in confs]
+    argv = ([sys.executable, __file__, "drive", str(work), provider, f"--queries={query_set}"]
+            + [f"--conf={c}" for c in confs])
     while True:
         killing = len(delays) < kills
         with open(work / "driver.log", "a") as log:
@@ -173,46 +238,72 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
                 kill_group(child)
 
 
-VARIANTS = {"TTL off": [], "TTL on (1 day, nothing expiring)": ["spark.sql.streaming.stateStore.ttlstore.ttl=1 day"]}
+@dataclass(frozen=True)
+class Variant:
+    """ttlstore's settings for one loop, the queries it runs, and the provider of the run without faults."""
+
+    confs: tuple[str, ...]
+    query_set: str = "classic"
+    reference: str = HDFS_PROVIDER
+
+    @property
+    def reference_confs(self) -> list[str]:
+        return list(self.confs) if self.reference == TTL_PROVIDER else []
+
+
+TTL_KEY = "spark.sql.streaming.stateStore.ttlstore."
+VARIANTS = {
+    "TTL off": Variant(()),
+    "TTL on (1 day, nothing expiring)": Variant((TTL_KEY + "ttl=1 day",)),
+    "TTL expiring (event time, 2 seconds)": Variant(
+        (TTL_KEY + "ttl=2 seconds", TTL_KEY + "timeCharacteristic=EventTime", TTL_KEY + "eventTimeColumn=groupState.ts"),
+        query_set="expiring", reference=TTL_PROVIDER),
+}
 SECTION = "## Crash loop (`make chaos`)"
 
 
 def chaos(out: Path, kills: int, seed: int, files: int, rows: int, keys: int) -> dict:
-    """The long loop: per variant, `kills` kills, the results compared with the HDFS provider's without faults."""
+    """The long loop: per variant, `kills` kills, the results compared with its reference run without faults."""
     import shutil
 
     shutil.rmtree(out, ignore_errors=True)
-    reference = out / "reference"
-    write_input(reference / "input", seed, files, rows, keys)
-    run(reference, HDFS_PROVIDER, [], kills=0, seed=seed)
-    expected = results(reference)
     report: dict = {"measured": time.strftime("%Y-%m-%d"), "seed": seed, "files": files, "rows": rows, "variants": {}}
-    for n, (variant, confs) in enumerate(VARIANTS.items()):
+    for n, (name, variant) in enumerate(VARIANTS.items()):
+        reference = out / f"reference-{n}"
+        write_input(reference / "input", seed, files, rows, keys)
+        run(reference, variant.reference, variant.reference_confs, kills=0, seed=seed, query_set=variant.query_set)
+        expected = results(reference, variant.query_set)
         work = out / f"variant-{n}"
         write_input(work / "input", seed, files, rows, keys)
         started = time.monotonic()
-        done = run(work, TTL_PROVIDER, confs, kills=kills, seed=seed + n + 1)
-        got = results(work)
-        report["variants"][variant] = {
+        done = run(work, TTL_PROVIDER, list(variant.confs), kills=kills, seed=seed + n + 1, query_set=variant.query_set)
+        got = results(work, variant.query_set)
+        report["variants"][name] = {
             **done, "seconds": round(time.monotonic() - started),
-            "equal": {q: got[q] == expected[q] for q in QUERIES},
-            "rows": {q: len(expected[q]) for q in QUERIES},
+            "reference": variant.reference.rsplit(".", 1)[-1],
+            "equal": {q: got[q] == expected[q] for q in expected},
+            "rows": {q: len(expected[q]) for q in expected},
+            "restarted_counts": restarted_counts(work) if variant.query_set == "expiring" else None,
         }
-        print(f"{variant}: {done['kills']} kills, results equal: {report['variants'][variant]['equal']}", flush=True)
+        print(f"{name}: {done['kills']} kills, results equal: {report['variants'][name]['equal']}", flush=True)
     return report
 
 
 def section(report: dict) -> str:
     lines = [SECTION, "",
-             f"Measured {report['measured']}. tests/chaos/crash_loop.py, seed {report['seed']}: the four queries over "
+             f"Measured {report['measured']}. tests/chaos/crash_loop.py, seed {report['seed']}: the queries over "
              f"{report['files']} input files of {report['rows']} events, the driver killed with SIGKILL after a random "
              "delay of 0-8 s once its queries had started, restarted until the input was done; results compared with "
-             "the same queries on Spark's HDFS provider without faults.", "",
-             "| variant | kills survived | results equal to the run without faults | time |", "|---|---|---|---|"]
+             "the same queries run without faults on the reference provider (the TTL-expiring variant: ttlstore with "
+             "the same settings, its running counts restarting where rows expired).", "",
+             "| variant | kills survived | reference | results equal to the run without faults | time |",
+             "|---|---|---|---|---|"]
     for variant, v in report["variants"].items():
-        equal = "all four queries" if all(v["equal"].values()) else \
+        equal = f"all {len(v['equal'])} queries" if all(v["equal"].values()) else \
             "NOT " + ", ".join(q for q, ok in v["equal"].items() if not ok)
-        lines.append(f"| {variant} | {v['kills']} | {equal} | {v['seconds'] // 60} min |")
+        if v.get("restarted_counts") is not None:
+            equal += f"; {v['restarted_counts']} running counts restarted after expiry"
+        lines.append(f"| {variant} | {v['kills']} | {v['reference']} | {equal} | {v['seconds'] // 60} min |")
     return "\n".join(lines) + "\n"
 
 
@@ -223,27 +314,23 @@ def main() -> None:
     d.add_argument("work", type=Path)
     d.add_argument("provider")
     d.add_argument("--conf", action="append", default=[])
+    d.add_argument("--queries", choices=QUERY_SETS, default="classic")
     c = sub.add_parser("chaos", help="the long loop of `make chaos`")
-    c.add_argument("--kills", type=int, default=200, help="kills per variant")
+    c.add_argument("--kills", type=int, default=70, help="kills per variant")
     c.add_argument("--seed", type=int, default=1)
-    c.add_argument("--files", type=int, default=40)
-    c.add_argument("--rows", type=int, default=200)
-    c.add_argument("--keys", type=int, default=50)
+    c.add_argument("--files", type=int, default=24)
+    c.add_argument("--rows", type=int, default=100)
+    c.add_argument("--keys", type=int, default=30)
     c.add_argument("--out", type=Path, default=ROOT / "bench-output" / "chaos")
     c.add_argument("--report", type=Path, default=ROOT / "docs" / "reliability.md",
                    help="the document whose crash-loop section is rewritten")
     args = parser.parse_args()
     if args.command == "drive":
-        drive(args.work, args.provider, args.conf)
+        drive(args.work, args.provider, args.conf, args.queries)
         return
     report = chaos(args.out, args.kills, args.seed, args.files, args.rows, args.keys)
     (args.out.parent / "chaos.json").write_text(json.dumps(report, indent=2))
-    doc = args.report.read_text()
-    start = doc.find(SECTION)
-    end = doc.find("\n## ", start + len(SECTION)) if start >= 0 else -1
-    new = section(report)
-    doc = doc[:start] + new + (doc[end + 1:] if end >= 0 else "") if start >= 0 else doc.rstrip("\n") + "\n\n" + new
-    args.report.write_text(doc)
+    replace_section(args.report, SECTION, section(report))
     failed = [v for v, r in report["variants"].items() if not all(r["equal"].values())]
     if failed:
         raise SystemExit(f"results differ from the run without faults: {failed}")

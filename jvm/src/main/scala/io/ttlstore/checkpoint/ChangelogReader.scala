@@ -24,12 +24,12 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     val nameLength = raw.read()
     if (nameLength < 0) truncated()
     val name = new String(readFully(raw, nameLength, "codec name"), StandardCharsets.US_ASCII)
-    val codec =
-      try Compression.codec(name)
-      catch { case e: TtlStoreException => corrupted(s"unknown codec '$name'") }
     val decompressed =
-      try codec.compressedInputStream(raw)
-      catch { case e: IOException => corrupted(s"unreadable compressed body: ${e.getMessage}") }
+      try Compression.inputStream(name, raw)
+      catch {
+        case _: TtlStoreException => corrupted(s"unknown codec '$name'")
+        case e: IOException => corrupted(s"unreadable compressed body: ${e.getMessage}")
+      }
     // The checksum stream sits above the buffer so that it sees exactly the bytes handed out.
     new DataInputStream(new CheckedInputStream(new BufferedInputStream(decompressed, 64 * 1024), crc))
   }
@@ -104,9 +104,7 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   private def readBytes(what: String): Array[Byte] = {
     val length = data.readInt()
     if (length < 0 || length > (1 << 30)) corrupted(s"impossible $what length $length")
-    val bytes = new Array[Byte](length)
-    data.readFully(bytes)
-    bytes
+    Streams.readExactly(data, length)
   }
 
   private def readFully(in: InputStream, n: Int, what: String): Array[Byte] = {

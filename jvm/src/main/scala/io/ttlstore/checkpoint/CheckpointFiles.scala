@@ -137,8 +137,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   }
 
   /** Reads only the manifest of the snapshot of `version`. */
-  def readManifest(version: Long): SnapshotManifest =
-    readSnapshot(version, entry => if (entry == ManifestEntry) None else Some(null))
+  def readManifest(version: Long): SnapshotManifest = readSnapshot(version, None)
 
   /**
    * The manifest of the snapshot of `version` as listed with `stamp`, read once per stamp:
@@ -152,7 +151,15 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
 
   /** Restores the snapshot of `version` into the empty directory `targetDir`. */
   def downloadSnapshot(version: Long, targetDir: File): SnapshotManifest = {
-    val manifest = readSnapshot(version, entry => Some(new File(targetDir, entry.stripPrefix(DbEntryPrefix))))
+    val manifest = readSnapshot(version, Some(targetDir))
+    // A zip whose later entries went missing reads as shorter, not as damaged; RocksDB would then
+    // create an empty instance where the snapshot's rows were.
+    val current = new File(targetDir, "CURRENT")
+    val named = if (current.isFile) Files.readString(current.toPath).trim else ""
+    if (!FileNames.isPlain(named) || !new File(targetDir, named).isFile) {
+      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(version).toString, version,
+        if (named.isEmpty) "it holds no RocksDB CURRENT file" else s"its CURRENT names $named, which it does not hold")
+    }
     manifest.sstFiles.foreach { sst =>
       val path = sstPath(sst.dfsName)
       val target = new File(targetDir, sst.localName)
@@ -176,38 +183,41 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
 
   def delete(path: Path): Unit = fm.delete(path)
 
-  /** Reads a snapshot zip; `target(entry)` says where a DB file goes (None: stop after manifest). */
-  private def readSnapshot(version: Long, target: String => Option[File]): SnapshotManifest = {
+  /**
+   * Reads a snapshot zip: its manifest, and with `into` its DB files into that directory (without,
+   * it stops after the manifest, which is written first).
+   */
+  private def readSnapshot(version: Long, into: Option[File]): SnapshotManifest = {
     val path = snapshotPath(version)
+    def corrupted(detail: String) = TtlStoreErrors.snapshotCorrupted(path.toString, version, detail)
     val in =
       try fm.open(path)
-      catch {
-        case _: FileNotFoundException =>
-          throw TtlStoreErrors.snapshotCorrupted(path.toString, version, "file missing")
-      }
+      catch { case _: FileNotFoundException => throw corrupted("file missing") }
     var manifest: Option[SnapshotManifest] = None
     try {
       val zip = new ZipInputStream(new BufferedInputStream(in))
       var entry = zip.getNextEntry
-      var done = false
-      while (entry != null && !done) {
-        if (entry.getName == ManifestEntry) {
+      while (entry != null) {
+        val name = entry.getName
+        if (name == ManifestEntry) {
           val m = Serialization.read[SnapshotManifest](new String(zip.readAllBytes(), "UTF-8"))
           if (m.formatVersion > FormatVersion) {
             throw TtlStoreErrors.formatTooNew(path.toString, m.formatVersion, FormatVersion)
           }
+          SnapshotManifest.problem(m, version).foreach(why => throw corrupted(why))
           manifest = Some(m)
-          done = target(entry.getName).isEmpty
         } else {
-          target(entry.getName).foreach(f => Files.copy(zip, f.toPath))
+          val file = name.stripPrefix(DbEntryPrefix)
+          if (!name.startsWith(DbEntryPrefix) || !FileNames.isPlain(file)) throw corrupted(s"an entry named '$name'")
+          into.foreach(dir => Files.copy(zip, new File(dir, file).toPath))
         }
-        if (!done) entry = zip.getNextEntry
+        entry = if (manifest.isDefined && into.isEmpty) null else zip.getNextEntry
       }
     } catch {
       case e: TtlStoreException => throw e
-      case NonFatal(e) => throw TtlStoreErrors.snapshotCorrupted(path.toString, version, e.toString)
+      case NonFatal(e) => throw corrupted(e.toString)
     } finally in.close()
-    manifest.getOrElse(throw TtlStoreErrors.snapshotCorrupted(path.toString, version, "no manifest"))
+    manifest.getOrElse(throw corrupted("no manifest"))
   }
 
   private def copyToCheckpoint(local: File, path: Path): Long = {

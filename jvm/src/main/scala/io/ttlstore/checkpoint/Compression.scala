@@ -1,5 +1,7 @@
 package io.ttlstore.checkpoint
 
+import java.io.{BufferedInputStream, InputStream}
+
 import org.apache.spark.SparkConf
 import org.apache.spark.io.{CompressionCodec, LZ4CompressionCodec, LZFCompressionCodec, SnappyCompressionCodec, ZStdCompressionCodec}
 
@@ -24,6 +26,16 @@ object Compression {
       case "lzf" => new LZFCompressionCodec(conf)
       case other => throw TtlStoreErrors.unknownCodec(other, Key)
     }
+  }
+
+  /**
+   * The decompressed stream of `raw`, written with the codec `name`. An lz4 stream's block headers
+   * are checked first ([[Lz4Blocks]]), so a damaged one fails instead of allocating what it claims.
+   */
+  def inputStream(name: String, raw: InputStream): InputStream = {
+    val c = codec(name)
+    if (shortName(name) == "lz4") c.compressedInputStream(new Lz4Blocks(new BufferedInputStream(raw, 64 * 1024)))
+    else c.compressedInputStream(raw)
   }
 
   /** `org.apache.spark.io.ZStdCompressionCodec` -> `zstd`; short names stay as they are. */

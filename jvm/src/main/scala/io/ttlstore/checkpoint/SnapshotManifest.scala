@@ -14,3 +14,20 @@ final case class SnapshotManifest(
     sstFiles: Seq[SstFile],
     createdAtMs: Long,
     ttl: Option[TtlRecord] = None)
+
+object SnapshotManifest {
+
+  /** What makes a parsed manifest unusable for the snapshot file of `version`, if anything. */
+  def problem(m: SnapshotManifest, version: Long): Option[String] = {
+    val ssts = Option(m.sstFiles).getOrElse(Nil)
+    if (m.version != version) Some(s"its manifest is of version ${m.version}")
+    else if (m.numRows < 0) Some(s"its manifest counts ${m.numRows} rows")
+    else ssts.collectFirst {
+      case f if f == null => "its manifest lists an empty SST entry"
+      case f if !FileNames.isPlain(f.localName) || !f.localName.endsWith(".sst") =>
+        s"its manifest lists an SST named '${f.localName}'"
+      case f if !FileNames.isPlain(f.dfsName) => s"its manifest lists an SST stored as '${f.dfsName}'"
+      case f if f.sizeBytes < 0 => s"its manifest gives ${f.localName} ${f.sizeBytes} bytes"
+    }.orElse(Some("its manifest lists an SST twice").filter(_ => ssts.map(_.localName).distinct.size != ssts.size))
+  }
+}

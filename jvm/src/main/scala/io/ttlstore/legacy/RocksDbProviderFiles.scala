@@ -16,7 +16,7 @@ import org.json4s.jackson.JsonMethods
 import org.rocksdb.{Options, RocksDB, RocksDBException}
 
 import io.ttlstore.bytes.Bytes
-import io.ttlstore.checkpoint.VersionChain
+import io.ttlstore.checkpoint.{FileNames, VersionChain}
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 
 /**
@@ -134,13 +134,16 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
         if (entry.getName == "metadata") {
           val text = new String(IOUtils.toByteArray(zip), StandardCharsets.UTF_8)
           metadata = Some(parseMetadata(text, path, version))
-        } else if (!entry.isDirectory && !entry.getName.contains("/")) {
+        } else if (!entry.isDirectory && FileNames.isPlain(entry.getName)) {
           val out = new FileOutputStream(new File(dir, entry.getName))
           try IOUtils.copy(zip, out)
           finally out.close()
         }
         entry = zip.getNextEntry
       }
+    } catch {
+      case e: TtlStoreException => throw e
+      case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, s"unreadable: $e")
     } finally zip.close()
     metadata.getOrElse(throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, "it has no metadata entry"))
   }
@@ -160,14 +163,21 @@ object RocksDbProviderFiles {
       val lines = text.linesIterator.toList
       def damaged(why: String) = TtlStoreErrors.legacyFileCorrupted(path.toString, version, why)
       if (lines.headOption.map(_.trim) != Some("v1")) {
-        throw damaged(s"metadata version '${lines.headOption.getOrElse("")}' (only v1 is read)")
+        val first = lines.headOption.getOrElse("").take(20).map(c => if (c >= ' ' && c < '\u007f') c else '?')
+        throw damaged(s"metadata version '$first' (only v1 is read)")
       }
       val json = JsonMethods.parse(lines.drop(1).mkString("\n"))
       val columnFamilies = (json \ "columnFamilyMapping").extractOpt[Map[String, Any]].getOrElse(Map.empty)
       if (columnFamilies.nonEmpty) {
         throw damaged("column families (transformWithState state, which ttlstore cannot serve)")
       }
-      json.extract[Metadata]
+      val metadata = json.extract[Metadata]
+      metadata.sstFiles.find(f =>
+        f == null || !FileNames.isPlain(f.localFileName) || !FileNames.isPlain(f.dfsSstFileName))
+        .foreach(f =>
+          throw damaged(s"its metadata lists an SST named '${Option(f).map(_.localFileName).orNull}' " +
+            s"stored as '${Option(f).map(_.dfsSstFileName).orNull}'"))
+      metadata
     } catch {
       case e: TtlStoreException => throw e
       case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, e.getMessage)

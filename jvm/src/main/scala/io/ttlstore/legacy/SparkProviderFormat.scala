@@ -8,7 +8,7 @@ import scala.util.Try
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
-import io.ttlstore.checkpoint.Compression
+import io.ttlstore.checkpoint.{Compression, Streams}
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 
 /**
@@ -56,8 +56,10 @@ object SparkProviderFormat {
     val raw =
       try fm.open(path)
       catch { case _: FileNotFoundException => throw TtlStoreErrors.legacyFileMissing(path.toString, version, version) }
-    val in = new DataInputStream(Compression.codec(codecName).compressedInputStream(raw))
     def damaged(why: String) = TtlStoreErrors.legacyFileCorrupted(path.toString, version, why)
+    val in =
+      try new DataInputStream(Compression.inputStream(codecName, raw))
+      catch { case e: IOException => raw.close(); throw damaged(s"unreadable: ${e.getMessage}") }
     try {
       var done = false
       while (!done) {
@@ -65,14 +67,12 @@ object SparkProviderFormat {
         if (keySize == -1) done = true
         else {
           if (keySize < 0) throw damaged(s"a key size of $keySize")
-          val key = new Array[Byte](keySize)
-          in.readFully(key)
+          val key = Streams.readExactly(in, keySize)
           val valueSize = in.readInt()
           if (valueSize == -1) delete(key)
           else if (valueSize < 0) throw damaged(s"a value size of $valueSize")
           else {
-            val value = new Array[Byte](valueSize)
-            in.readFully(value)
+            val value = Streams.readExactly(in, valueSize)
             put(key, value)
           }
         }

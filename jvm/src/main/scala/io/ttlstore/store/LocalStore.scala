@@ -10,7 +10,7 @@ import org.apache.spark.internal.Logging
 
 import io.ttlstore.checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionChain}
 import io.ttlstore.config.TtlStoreSettings
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
 
 /**
@@ -271,7 +271,14 @@ final class LocalStore(
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
     val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
-    handle = RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+    handle =
+      try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+      catch {
+        case e: TtlStoreException if snapshotVersion.isDefined && RocksDbHandle.isCorruption(e) =>
+          val v = snapshotVersion.get
+          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(v).toString, v,
+            s"its files do not open as a RocksDB instance: ${e.getCause.getMessage}")
+      }
     upkeep.reset()
     state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
     sweepCursor = None

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.rocksdb._
 
 import io.ttlstore.config.TtlStoreSettings
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 
 /**
  * One RocksDB instance of one store, and the only owner of its native handles.
@@ -157,6 +157,12 @@ final class RocksDbHandle private (
 
 object RocksDbHandle {
   val BatchRecords = 10000
+
+  /** True if `e` is RocksDB reporting damaged files (not, say, a full disk). */
+  def isCorruption(e: TtlStoreException): Boolean = e.getCause match {
+    case r: RocksDBException => Option(r.getStatus).exists(_.getCode == Status.Code.Corruption)
+    case _ => false
+  }
   private val DataBlockBytes = 4 * 1024
   private val MetadataBlockBytes = 4 * 1024
 
