@@ -35,7 +35,8 @@ def damage_section(outcomes: dict[str, str]) -> str:
              "`ttlstore/` folder damaged four ways, at the latest version and an older one, then the query restarted. "
              "\"recovered\": the restart computed what the undamaged checkpoint computes; \"named\": it failed with "
              "this error, naming the file, and with the file put back the checkpoint went on with the undamaged "
-             "results. No case lost or changed committed state.", "",
+             "results. No case lost or changed committed state. Which SST is the latest, and whether the version "
+             "loaded still needs it, depends on RocksDB's compactions, so its row can differ between runs.", "",
              "| file | version | " + " | ".join(faults) + " |", "|---|---|" + "---|" * len(faults)]
     for kind, which in rows:
         cells = [outcomes.get(f"{kind}|{which}|{f}", "") for f in faults]
