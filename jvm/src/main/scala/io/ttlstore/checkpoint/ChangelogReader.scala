@@ -16,14 +16,14 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   private val crc = new CRC32C()
   private var format = 0
   private val data: DataInputStream = {
-    val magic = readFully(raw, 4, "header")
+    val magic = readHeader(raw, 4)
     if (!java.util.Arrays.equals(magic, Magic)) corrupted("not a ttlstore changelog (bad magic)")
     format = raw.read()
     if (format < 0) truncated()
     if (format > FormatVersion) throw TtlStoreErrors.formatTooNew(file, format, FormatVersion)
     val nameLength = raw.read()
     if (nameLength < 0) truncated()
-    val name = new String(readFully(raw, nameLength, "codec name"), StandardCharsets.US_ASCII)
+    val name = new String(readHeader(raw, nameLength), StandardCharsets.US_ASCII)
     val decompressed =
       try Compression.inputStream(name, raw)
       catch {
@@ -107,16 +107,9 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     Streams.readExactly(data, length)
   }
 
-  private def readFully(in: InputStream, n: Int, what: String): Array[Byte] = {
-    val bytes = new Array[Byte](n)
-    var read = 0
-    while (read < n) {
-      val r = in.read(bytes, read, n - read)
-      if (r < 0) truncated()
-      read += r
-    }
-    bytes
-  }
+  private def readHeader(in: InputStream, n: Int): Array[Byte] =
+    try Streams.readExactly(in, n)
+    catch { case _: EOFException => truncated() }
 
   private def truncated(): Nothing = throw TtlStoreErrors.changelogTruncated(file, version)
   private def corrupted(detail: String): Nothing =

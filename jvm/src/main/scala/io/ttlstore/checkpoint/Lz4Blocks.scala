@@ -25,10 +25,9 @@ final class Lz4Blocks(in: InputStream) extends FilterInputStream(in) {
   /** Bytes of the current block's body still to pass; 0 while a header is read. */
   private var bodyLeft = 0L
 
-  override def read(): Int = {
-    val one = new Array[Byte](1)
-    if (read(one, 0, 1) < 0) -1 else one(0) & 0xff
-  }
+  private val one = new Array[Byte](1)
+
+  override def read(): Int = if (read(one, 0, 1) < 0) -1 else one(0) & 0xff
 
   override def read(b: Array[Byte], off: Int, len: Int): Int = {
     if (len == 0) return 0
@@ -63,7 +62,8 @@ object Lz4Blocks {
 
   /** The body length of a block with this header; throws if the header claims more than its block size. */
   private def check(header: Array[Byte]): Long = {
-    if (!java.util.Arrays.equals(header.take(Magic.length), Magic)) return 0L // the decompressor names it
+    if (!java.util.Arrays.equals(header, 0, Magic.length, Magic, 0, Magic.length))
+      return 0L // the decompressor names it
     val level = header(Magic.length) & 0x0f
     val blockSize = 1L << (10 + level)
     val compressed = Bytes.readIntLittleEndian(header, Magic.length + 1)

@@ -34,7 +34,7 @@ import io.ttlstore.errors.TtlStoreException
  * `TTLSTORE_FUZZ_REPORT` names a JSON file for the outcomes.
  */
 class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
-  import ReaderFuzzSuite.FileKind
+  import ReaderFuzzSuite.{FileKind, Part}
 
   private val Inputs = sys.env.get("TTLSTORE_FUZZ_INPUTS").map(_.toInt).getOrElse(100)
   private val Seed = 20261123L
@@ -90,21 +90,18 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   /** A zip's entry `entry` is what is damaged; the zip is written around it again. */
-  private def zipEntry(entry: String) = (
-    (zip: File, damaged: Array[Byte]) => {
+  private def zipEntry(entry: String) = Part(
+    zip => zipEntries(zip).toMap.apply(entry),
+    (zip, damaged) => {
       val out = new ByteArrayOutputStream()
       val z = new ZipOutputStream(out)
-      zipEntries(pristines(zip)).foreach { case (name, bytes) =>
+      zipEntries(zip).foreach { case (name, bytes) =>
         z.putNextEntry(new ZipEntry(name))
         z.write(if (name == entry) damaged else bytes)
         z.closeEntry()
       }
       z.close()
-      FileUtils.writeByteArrayToFile(zip, out.toByteArray)
-    },
-    (zip: File) => {
-      val pristine = pristines.getOrElseUpdate(zip, FileUtils.readFileToByteArray(zip))
-      zipEntries(pristine).toMap.apply(entry)
+      out.toByteArray
     })
 
   /**
@@ -112,21 +109,19 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
    * length: `header` bytes stay, the rest is decompressed with `codec`, and compressed again around
    * the damaged records.
    */
-  private def records(header: Array[Byte] => Int, codec: Array[Byte] => String) = (
-    (file: File, damaged: Array[Byte]) => {
-      val pristine = pristines(file)
+  private def records(header: Array[Byte] => Int, codec: Array[Byte] => String) = Part(
+    file => {
+      val h = header(file)
+      Compression.codec(codec(file)).compressedInputStream(new ByteArrayInputStream(file, h, file.length - h))
+        .readAllBytes()
+    },
+    (file, damaged) => {
       val out = new ByteArrayOutputStream()
-      out.write(pristine, 0, header(pristine))
-      val z = Compression.codec(codec(pristine)).compressedOutputStream(out)
+      out.write(file, 0, header(file))
+      val z = Compression.codec(codec(file)).compressedOutputStream(out)
       z.write(damaged)
       z.close()
-      FileUtils.writeByteArrayToFile(file, out.toByteArray)
-    },
-    (file: File) => {
-      val pristine = pristines.getOrElseUpdate(file, FileUtils.readFileToByteArray(file))
-      val h = header(pristine)
-      Compression.codec(codec(pristine)).compressedInputStream(
-        new ByteArrayInputStream(pristine, h, pristine.length - h)).readAllBytes()
+      out.toByteArray
     })
 
   /** ttlstore's changelog header: magic, format, the codec name's length and the name. */
@@ -148,10 +143,9 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
         dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, own = true),
       FileKind("ttlstore snapshot", snapshotted, snapshotZip, version = 3, own = true),
       FileKind("ttlstore changelog, inside its compression", dir => writeVersions(TtlProvider, dir, 4, ttlConf),
-        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, own = true, ttlstoreRecords._1,
-        ttlstoreRecords._2),
+        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, own = true, ttlstoreRecords),
       FileKind("ttlstore snapshot manifest and TTL record", snapshotted, snapshotZip, version = 3, own = true,
-        zipEntry("manifest.json")._1, zipEntry("manifest.json")._2),
+        zipEntry("manifest.json")),
       FileKind("ttlstore adoption record", adopted, dir => new File(ttlstoreDir(dir), "adopted.json"), version = 5,
         own = true),
       FileKind("Spark HDFS .delta", dir => writeVersions(HdfsProvider, dir, 4, Nil),
@@ -162,20 +156,17 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
         dir => writeVersions(RocksDbProvider, dir, 4, Seq(changelogKey -> "true"), maintainAfter = Set(2)),
         dir => only(store(dir), ".changelog"), version = 4, own = false),
       FileKind("Spark HDFS .delta, inside its compression", dir => writeVersions(HdfsProvider, dir, 4, Nil),
-        dir => only(store(dir), ".delta"), version = 4, own = false, sparkRecords._1, sparkRecords._2),
+        dir => only(store(dir), ".delta"), version = 4, own = false, sparkRecords),
       FileKind("Spark RocksDB .changelog, inside its compression",
         dir => writeVersions(RocksDbProvider, dir, 4, Seq(changelogKey -> "true"), maintainAfter = Set(2)),
-        dir => only(store(dir), ".changelog"), version = 4, own = false, sparkRecords._1, sparkRecords._2),
+        dir => only(store(dir), ".changelog"), version = 4, own = false, sparkRecords),
       FileKind("Spark RocksDB .zip", dir => writeVersions(RocksDbProvider, dir, 4, Nil),
         dir => only(store(dir), ".zip"),
         version = 4, own = false),
       FileKind("Spark RocksDB .zip metadata", dir => writeVersions(RocksDbProvider, dir, 4, Nil),
-        dir => only(store(dir), ".zip"), version = 4, own = false, zipEntry("metadata")._1, zipEntry("metadata")._2))
+        dir => only(store(dir), ".zip"), version = 4, own = false, zipEntry("metadata")))
   }
   private lazy val changelogKey = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
-
-  /** Each damaged file's bytes as written, for kinds that damage a part and rebuild the rest. */
-  private val pristines = mutable.Map.empty[File, Array[Byte]]
 
   /**
    * What a fresh ttlstore provider loads at `version`: the rows' bytes (not decoded: a damaged file
@@ -205,15 +196,14 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
         val expected =
           load(dir, kind.version).fold(e => fail(s"the undamaged checkpoint does not load: $e", e), identity)
         assert(expected.nonEmpty)
-        val original = kind.original(target)
+        val original = kind.part.of(pristine)
         val files = listing(dir)
         val counts = outcomes.getOrElseUpdate(kind.name, mutable.LinkedHashMap.empty[String, Int])
         val failures = mutable.Buffer.empty[String]
         val examples = mutable.Buffer.empty[String]
         (0 until Inputs).foreach { n =>
           val input = Mutations.input(original, Seed + kind.name.hashCode, n)
-          FileUtils.writeByteArrayToFile(target, pristine)
-          kind.place(target, input.bytes)
+          FileUtils.writeByteArrayToFile(target, kind.part.rebuild(pristine, input.bytes))
           val run = Future {
             val before = allocatedBytes()
             val result = load(dir, kind.version)
@@ -255,12 +245,13 @@ object ReaderFuzzSuite {
 
   /**
    * One kind of file: how to write a checkpoint holding it, which file it is, which version loads
-   * it, and whether it is ttlstore's own (checksummed) format.
+   * it, whether it is ttlstore's own (checksummed) format, and which part of it is damaged.
    */
   final case class FileKind(
-      name: String, write: File => Unit, file: File => File, version: Long, own: Boolean,
-      /** How an input is put in place (most kinds: the bytes as they are). */
-      place: (File, Array[Byte]) => Unit = (f, b) => FileUtils.writeByteArrayToFile(f, b),
-      /** What is damaged (most kinds: the whole file). */
-      original: File => Array[Byte] = f => FileUtils.readFileToByteArray(f))
+      name: String, write: File => Unit, file: File => File, version: Long, own: Boolean, part: Part = WholeFile)
+
+  /** What of a file is damaged (`of` its bytes), and the file rebuilt around the damaged part. */
+  final case class Part(of: Array[Byte] => Array[Byte], rebuild: (Array[Byte], Array[Byte]) => Array[Byte])
+
+  val WholeFile: Part = Part(identity, (_, damaged) => damaged)
 }
