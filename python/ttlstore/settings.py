@@ -25,6 +25,7 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "block_cache_size_mb": (PREFIX + "blockCacheSizeMB", "64", (int,)),
     "write_buffer_size_mb": (PREFIX + "writeBufferSizeMB", "64", (int,)),
     "bloom_filter_bits_per_key": (PREFIX + "bloomFilterBitsPerKey", "10", (int,)),
+    "index_and_filters_in_cache": (PREFIX + "indexAndFiltersInCache", "false", (bool,)),
     "sst_compression": (PREFIX + "sstCompression", "lz4", (str,)),
     "known_keys_capacity": (PREFIX + "knownKeysCapacity", "200000", (int,)),
     "ttl": (PREFIX + "ttl", "0", (timedelta, str, int)),

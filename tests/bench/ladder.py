@@ -3,7 +3,7 @@
 A single query per (workload, provider), in its own JVM. Each rung first brings new keys until every
 store holds `size` keys, then runs `steady` micro-batches whose rows are all keys already stored
 (a deduplication's duplicates, an aggregation's updates, a running count's next call). Per-row cost
-at a rung is the median over its steady batches, the first one left out as warm-up, of
+at a rung is the median over its steady batches, the first `--warmup` left out, of
 `allUpdatesTimeMs / numInputRows` (the state operator's time, summed over partitions); rows/s is
 `numInputRows / triggerExecution` of the same batches (the whole query).
 
@@ -111,7 +111,8 @@ def run(args: argparse.Namespace) -> dict:
         shutil.rmtree(checkpoint, ignore_errors=True)
     if args.progress_out:
         Path(args.progress_out).write_text(json.dumps(progress, indent=1, default=str))
-    return {"workload": args.workload, "rungs": rungs(batches, progress), "conf": args.conf,
+    return {"workload": args.workload, "rungs": rungs(batches, progress, args.warmup), "conf": args.conf,
+            "warmup": args.warmup,
             "partitions": args.partitions, "rows_per_batch": args.rows_per_batch,
             # The state's memory as Spark reports it (all stores together), the largest of any batch.
             "peak_memory_used_bytes": max(p["stateOperators"][0]["memoryUsedBytes"] for p in progress),
@@ -119,11 +120,12 @@ def run(args: argparse.Namespace) -> dict:
             "batch_ms": [p["durationMs"]["triggerExecution"] for p in progress]}
 
 
-def rungs(batches: list[tuple[str, int, int]], progress: list[dict]) -> list[dict]:
-    """Per rung: keys per store, the steady batches' per-row state time and rows/s, and the state's memory."""
+def rungs(batches: list[tuple[str, int, int]], progress: list[dict], warmup: int = 1) -> list[dict]:
+    """Per rung: keys per store, the counted steady batches' per-row state time and rows/s (the first `warmup`
+    left out), and the state's memory."""
     out = []
     for size in dict.fromkeys(b[0] for b in batches if b[0] != "fill"):
-        steady = [p for b, p in zip(batches, progress, strict=True) if b[0] == size][1:]
+        steady = [p for b, p in zip(batches, progress, strict=True) if b[0] == size][warmup:]
         ops = [p["stateOperators"][0] for p in steady]
         out.append({
             "keys_per_store": int(size),
@@ -189,11 +191,15 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--rows-per-batch", type=int, default=200_000)
     parser.add_argument("--progress-out", help="also write every batch's progress (JSON list) to this file")
-    parser.add_argument("--steady", type=int, default=4, help="steady batches per rung (the first is a warm-up)")
+    parser.add_argument("--steady", type=int, default=4, help="steady batches per rung, warm-up included")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="steady batches left out before the counted ones (the fill's compaction debt)")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--workdir", required=True, help="where the checkpoint goes (a new directory, removed at the end)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting")
     args = parser.parse_args()
+    if not 0 <= args.warmup < args.steady:
+        parser.error(f"--warmup {args.warmup} must leave at least one of the --steady {args.steady} batches counted")
     os.makedirs(args.workdir, exist_ok=True)
     print("RESULT " + json.dumps(run(args)), flush=True)
     sys.stdout.flush()

@@ -21,26 +21,56 @@ LADDER_SIZES = {
     "aggregation": [100_000, 1_000_000, 4_000_000],
     "flatMapGroupsWithState": [100_000, 1_000_000, 4_000_000],
 }
-LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore", "ttlstore-ttl")
+# TTL on only: what TTL costs against TTL off is measured apart, in interleaved pairs (tests/bench/ttl_cost.py).
+LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
+# Steady batches per rung, and how many of them are left out: after a fill to 4M keys per store both
+# RocksDB providers spend 3-4 batches on the compactions the fill left behind (docs/performance.md).
+STEADY = 8
+WARMUP = 4
+# Runs per (workload, provider): a single run's 4M rung differs from the next run's by as much as two
+# providers differ, so the counted batches of two runs are pooled.
+ROUNDS = 2
 BASE = "rocksdb-changelog"
 
 
-def run_ladders(providers: dict, workloads: list[str], chosen: list[str], out: Path, partitions: int) -> list[dict]:
-    """Runs every (workload, provider) ladder, each in its own process, and returns their results."""
+def run_ladders(providers: dict, workloads: list[str], chosen: list[str], out: Path, partitions: int,
+                rounds: int = ROUNDS) -> list[dict]:
+    """Runs every (workload, provider) ladder `rounds` times, each run in its own process, the providers
+    interleaved (round 1 of every provider, then round 2, ...), and returns one result per (workload,
+    provider) whose rungs pool the counted batches of all its runs."""
     results = []
     for workload in workloads:
-        for provider in [p for p in LADDER_PROVIDERS if p in chosen]:
-            _label, provider_class, extra = providers[provider]
-            argv = [workload, provider_class, "--partitions", str(partitions),
-                    "--sizes", *map(str, LADDER_SIZES[workload]), "--workdir", str(out / "ladder")]
-            for key, value in extra.items():
-                argv += ["--conf", f"{key}={value}"]
-            result = dict(ladder.run_in_subprocess(argv), provider=provider, measured=time.strftime("%Y-%m-%d"))
-            results.append(result)
-            print(f"ladder {workload:24s} {provider:18s} " + "  ".join(
-                f"{r['keys_per_store']:>9,}: {r['median_rows_per_second']:>9,.0f} rows/s {r['median_us_per_row']:6.1f} us/row"
-                for r in result["rungs"]), flush=True)
+        runs: dict[str, list[dict]] = {}
+        for _round in range(rounds):
+            for provider in [p for p in LADDER_PROVIDERS if p in chosen]:
+                _label, provider_class, extra = providers[provider]
+                argv = [workload, provider_class, "--partitions", str(partitions),
+                        "--sizes", *map(str, LADDER_SIZES[workload]), "--workdir", str(out / "ladder"),
+                        "--steady", str(STEADY), "--warmup", str(WARMUP)]
+                for key, value in extra.items():
+                    argv += ["--conf", f"{key}={value}"]
+                result = ladder.run_in_subprocess(argv)
+                runs.setdefault(provider, []).append(result)
+                print(f"ladder {workload:24s} {provider:18s} " + "  ".join(
+                    f"{r['keys_per_store']:>9,}: {r['median_rows_per_second']:>9,.0f} rows/s "
+                    f"{r['median_us_per_row']:6.1f} us/row" for r in result["rungs"]), flush=True)
+        results += [dict(pooled(provider_runs), provider=provider, runs=len(provider_runs),
+                         measured=time.strftime("%Y-%m-%d")) for provider, provider_runs in runs.items()]
     return results
+
+
+def pooled(runs: list[dict]) -> dict:
+    """One result from several runs of one ladder: per rung, the counted batches of every run together."""
+    rungs = []
+    for i, first in enumerate(runs[0]["rungs"]):
+        rung = dict(first)
+        for key in ("us_per_row", "rows_per_second"):
+            rung[key] = [v for r in runs for v in r["rungs"][i][key]]
+        rung["memory_used_bytes"] = max(r["rungs"][i]["memory_used_bytes"] for r in runs)
+        rung["median_us_per_row"] = statistics.median(rung["us_per_row"])
+        rung["median_rows_per_second"] = statistics.median(rung["rows_per_second"])
+        rungs.append(rung)
+    return dict(runs[0], rungs=rungs)
 
 
 def spread(values: list[float]) -> str:
@@ -59,9 +89,12 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         f"{partitions} shuffle partitions (so {partitions} "
         "stores), 200,000 rows per micro-batch (tests/bench/ladder.py). The state grows through each size (keys per "
         "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
-        "existing groups), the first left out as warm-up. rows/s: the whole query; µs/row: the state operator's "
-        "time (`allUpdatesTimeMs`, summed over partitions) per input row; both the median of the steady batches, "
-        "± the largest distance of a batch from it. Ratios: rows/s against Spark's RocksDB provider with changelog "
+        f"existing groups): {STEADY} of them, the first {WARMUP} left out (the compactions a fill leaves behind "
+        f"take 3-4 batches at 4M keys per store), the other {STEADY - WARMUP} counted. Each ladder ran "
+        f"{results[0].get('runs', 1)} times, the providers interleaved, and the counted batches of its runs are "
+        "pooled. rows/s: the whole query; µs/row: the state operator's time (`allUpdatesTimeMs`, summed over "
+        "partitions) per input row; both the median of the counted batches, ± the largest distance of a batch "
+        "from it (so the spread includes the difference between runs). Ratios: rows/s against Spark's RocksDB provider with changelog "
         "checkpointing. Cliff: per-row cost at the largest size over the smallest's (target at most 2x). "
         "What was measured and changed: [performance.md](performance.md).",
         "",
@@ -104,7 +137,7 @@ def plot(results: list[dict], providers: dict, path: Path) -> None:
         ax.set_ylim(bottom=0)
         ax.set_title(workload)
         ax.set_xlabel("keys per store")
-        ax.set_ylabel("rows/s (steady batches)")
+        ax.set_ylabel("rows/s (counted steady batches)")
         ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize="small")
     fig.tight_layout()

@@ -91,6 +91,56 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  test("keyExists remembers only the keys it did not find, and writes of found keys still count exactly") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitVersion(p, 0, ("a", 0) -> Some(1L), ("b", 0) -> Some(1L))
+        val store = p.getStore(1)
+        assert(store.keyExists(key("a")) && store.keyExists(key("b")) && !store.keyExists(key("c")))
+        assert(p.localStore.knownKeys.size == 1) // c only: deduplication never writes a key it found
+        store.put(key("a"), value(2)) // found, not remembered: looked up again, no new row
+        store.remove(key("b")) // found, not remembered: one row less
+        store.put(key("c"), value(1)) // remembered as absent: one new row
+        store.commit()
+        assert(store.metrics.numKeys == 2)
+        assert(read(p, 2) == Map(("a", 0) -> 2L, ("c", 0) -> 1L))
+      }
+    }
+  }
+
+  /** The block-based table options of the timestamped family, as RocksDB wrote them in its OPTIONS file. */
+  private def tableOptions(p: TtlStateStoreProvider): Map[String, String] = {
+    val options = p.localStore.db.dir.listFiles().filter(_.getName.startsWith("OPTIONS-")).maxBy(_.getName)
+    val lines = scala.io.Source.fromFile(options, "UTF-8").getLines().map(_.trim).toSeq
+    val section = lines.dropWhile(_ != "[TableOptions/BlockBasedTable \"timestamped\"]").drop(1)
+      .takeWhile(!_.startsWith("["))
+    section.filter(_.contains("=")).map { l =>
+      val Array(k, v) = l.split("=", 2); k -> v
+    }.toMap
+  }
+
+  test("index and filters are held beside the block cache by default, and in it when asked") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitVersion(p, 0, ("a", 0) -> Some(1L))
+        val table = tableOptions(p)
+        assert(table("cache_index_and_filter_blocks") == "false")
+        assert(table("partition_filters") == "false")
+      }
+    }
+    withTempDir { dir =>
+      val conf = storeConf(TtlStoreConfig.IndexAndFiltersInCache.key -> "true")
+      withProvider(ttlProvider(dir, conf)) { p =>
+        commitVersion(p, 0, ("a", 0) -> Some(1L))
+        val table = tableOptions(p)
+        assert(table("cache_index_and_filter_blocks") == "true")
+        assert(table("partition_filters") == "true")
+        assert(table("index_type") == "kTwoLevelIndexSearch")
+        assert(read(p, 1) == Map(("a", 0) -> 1L))
+      }
+    }
+  }
+
   test("an aborted version leaves nothing behind that would miscount the next one") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p =>

@@ -44,7 +44,8 @@ object TtlStoreConfig {
   val MaxMemoryUsageMb: ConfigKey[Long] = ConfigKey(
     "maxMemoryUsageMB", 512L,
     "With boundedMemoryUsage: the RocksDB memory of all ttlstore stores of one executor, in MiB " +
-      "(block cache, index and filter blocks, memtables). When the memtables of all stores reach " +
+      "(the block cache and the memtables charged to it; index and filter blocks too with " +
+      "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
       "writeBufferCacheRatio of it, the store being written flushes its memtable. Count it in " +
       "spark.executor.memoryOverhead. The first store opened in an executor sets it.",
     "a whole number of MiB from 1 to 1048576",
@@ -53,7 +54,8 @@ object TtlStoreConfig {
   val WriteBufferCacheRatio: ConfigKey[Double] = ConfigKey(
     "writeBufferCacheRatio", 0.5,
     "With boundedMemoryUsage: the share of maxMemoryUsageMB that the memtables of all stores " +
-      "may take together; the rest holds data, index and filter blocks.",
+      "may take together; the rest holds data blocks (and, with indexAndFiltersInCache, index " +
+      "and filter blocks).",
     "a number from 0.05 to 0.95",
     s => s.toDoubleOption.filter(v => v >= 0.05 && v <= 0.95))
 
@@ -61,9 +63,9 @@ object TtlStoreConfig {
     "blockCacheSizeMB", 64L,
     "With boundedMemoryUsage false: size of the block cache shared by all ttlstore RocksDB " +
       "instances of one executor, in MiB (with boundedMemoryUsage, the cache is maxMemoryUsageMB). " +
-      "The first store opened in an executor sets it. Index and filter blocks (partitioned into " +
-      "4 KiB blocks) are cached with high priority in half of it; a store larger than the cache " +
-      "reads one 4 KiB data block per lookup that misses it.",
+      "The first store opened in an executor sets it. With indexAndFiltersInCache, index and " +
+      "filter blocks (partitioned into 4 KiB blocks) are cached with high priority in half of " +
+      "it; a store larger than the cache reads one 4 KiB data block per lookup that misses it.",
     "a whole number of MiB from 0 to 1048576",
     longIn(0, 1L << 20))
 
@@ -82,6 +84,17 @@ object TtlStoreConfig {
       "keys, duplicates checks) cheap. 0 turns the filters off.",
     "a whole number from 0 to 64",
     intIn(0, 64))
+
+  val IndexAndFiltersInCache: ConfigKey[Boolean] = ConfigKey(
+    "indexAndFiltersInCache", false,
+    "Whether the SST files' index and Bloom filter blocks live in the block cache (partitioned " +
+      "into small blocks, so that the memory budget also bounds them) instead of beside it, " +
+      "loaded once per file as Spark's RocksDB provider keeps them. false is faster at millions " +
+      "of keys per store (every file a compaction writes is ready for lookups at once) and adds " +
+      "about 1.5 bytes per stored key outside maxMemoryUsageMB (10 Bloom filter bits and the " +
+      "index), reported in memoryUsedBytes; true keeps them inside the budget.",
+    "true or false",
+    boolean)
 
   val SstCompression: ConfigKey[String] = ConfigKey(
     "sstCompression", "lz4",
@@ -210,7 +223,7 @@ object TtlStoreConfig {
 
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,
-    BloomFilterBitsPerKey, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
+    BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
     LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource)

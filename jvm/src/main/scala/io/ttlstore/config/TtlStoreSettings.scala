@@ -20,7 +20,8 @@ final case class TtlStoreSettings(
     legacyRowTimestamp: LegacyRowTimestamp = TtlStoreConfig.LegacyRowTimestampKey.default,
     upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
     testingClockMs: Option[Long] = None,
-    testingNativeFilterResource: Option[String] = None) {
+    testingNativeFilterResource: Option[String] = None,
+    indexAndFiltersInCache: Boolean = TtlStoreConfig.IndexAndFiltersInCache.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -50,6 +51,7 @@ object TtlStoreSettings {
       bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
       sstCompression = SstCompression.readFrom(sqlConfs),
       knownKeysCapacity = KnownKeysCapacity.readFrom(sqlConfs),
+      indexAndFiltersInCache = IndexAndFiltersInCache.readFrom(sqlConfs),
       ttl = ttlPolicy(sqlConfs, scope),
       allowTtlOnStreamStreamJoin = AllowTtlOnStreamStreamJoin.resolve(sqlConfs, scope).value,
       sweepRowsPerCommit = SweepRowsPerCommit.readFrom(sqlConfs),

@@ -221,12 +221,17 @@ object RocksDbHandle {
     Some(settings.bloomFilterBitsPerKey).filter(_ > 0).map(bits => new BloomFilter(bits.toDouble))
 
   /**
-   * The table layout, chosen by measurement (docs/performance.md, "The lookup cliff"): index and
-   * filters are partitioned into blocks of `MetadataBlockBytes`, cached with high priority, with
-   * only their top level pinned. A whole-file filter block (~1.2 MiB per million keys) larger than
-   * one shard of the LRU cache (1 MiB for 64 MiB) could never stay cached, and was read again on
-   * most lookups: 15 s batches instead of 1 s at 1M keys per store. Small data blocks keep a
-   * lookup that misses the cache cheap (one 4 KiB read), as Spark's provider does.
+   * The table layout, chosen by measurement (docs/performance.md, "The lookup cliff" and "Index
+   * and filters beside the cache"). By default each file's index and filter blocks are loaded
+   * when RocksDB opens the file and held beside the cache, as Spark's provider holds them: a
+   * file a compaction has just written serves lookups at once (with them in the cache, the
+   * first batches after a compaction at 4M keys per store cost 13-15 µs per row instead of 8-9).
+   * With `indexAndFiltersInCache` they are partitioned into blocks of `MetadataBlockBytes`,
+   * cached with high priority, with only their top level pinned: a whole-file filter block
+   * (~1.2 MiB per million keys) larger than one shard of the LRU cache (1 MiB for 64 MiB) could
+   * never stay cached, and was read again on most lookups (15 s batches instead of 1 s at 1M keys
+   * per store). Small data blocks keep a lookup that misses the cache cheap (one 4 KiB read), as
+   * Spark's provider does.
    */
   private def columnFamilyOptions(settings: TtlStoreSettings, cache: Cache,
       bloom: Option[BloomFilter]): ColumnFamilyOptions = {
@@ -234,13 +239,16 @@ object RocksDbHandle {
       .setBlockCache(cache)
       .setBlockSize(DataBlockBytes)
       .setFormatVersion(5)
-      .setIndexType(IndexType.kTwoLevelIndexSearch)
-      .setPartitionFilters(true)
-      .setMetadataBlockSize(MetadataBlockBytes)
-      .setCacheIndexAndFilterBlocks(true)
-      .setCacheIndexAndFilterBlocksWithHighPriority(true)
-      .setPinTopLevelIndexAndFilter(true)
-      .setPinL0FilterAndIndexBlocksInCache(true)
+    if (settings.indexAndFiltersInCache) {
+      table
+        .setIndexType(IndexType.kTwoLevelIndexSearch)
+        .setPartitionFilters(true)
+        .setMetadataBlockSize(MetadataBlockBytes)
+        .setCacheIndexAndFilterBlocks(true)
+        .setCacheIndexAndFilterBlocksWithHighPriority(true)
+        .setPinTopLevelIndexAndFilter(true)
+        .setPinL0FilterAndIndexBlocksInCache(true)
+    } else table.setCacheIndexAndFilterBlocks(false)
     bloom.foreach(table.setFilterPolicy(_))
     new ColumnFamilyOptions()
       .setTableFormatConfig(table)

@@ -46,7 +46,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends State
   override def keyExists(key: UnsafeRow, colFamilyName: String): Boolean = {
     checkFamily(colFamilyName)
     checkOpen("keyExists")
-    rows.read(keyCodec.encode(key), writable) != null
+    rows.read(keyCodec.encode(key), writable, rememberFound = false) != null
   }
 
   override def iterator(colFamilyName: String): StateStoreIterator[UnsafeRowPair] = {
