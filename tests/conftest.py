@@ -68,6 +68,15 @@ def write_round(directory: Path, round_index: int, rows: list[dict]) -> None:
     tmp.rename(directory / f"round-{round_index:04d}.json")
 
 
+def unload_state_stores(spark: SparkSession) -> None:
+    """Stops Spark's state store maintenance and unloads every provider of this session's executor.
+
+    A stopped query's providers stay loaded, and Spark's maintenance goes on uploading their
+    snapshots in the background: a test that copies, damages or inspects a checkpoint's files
+    calls this first, so that nothing writes there behind its back."""
+    spark._jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()  # type: ignore[union-attr]
+
+
 def run_rounds(
     spark: SparkSession,
     provider: str,

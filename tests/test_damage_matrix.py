@@ -24,7 +24,7 @@ from test_operators_differential import EVENTS, SCENARIOS
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
 
 AGGREGATION = SCENARIOS[0]  # count and sum per key, update mode: every batch's output depends on all the state
 BASE_ROUNDS = 4
@@ -126,6 +126,7 @@ def bases(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
         root = tmp_path_factory.mktemp(f"base-{kind}")
         work, kept = root / "work", root / "kept"
         build_base(spark, work, kind)
+        unload_state_stores(spark)
         shutil.copytree(work, kept)
         expected = next_round(spark, work)
         assert expected, "the batch after the base must emit rows, or a wrong state could go unseen"
@@ -172,6 +173,8 @@ def test_a_damaged_file_is_recovered_from_or_named_and_the_checkpoint_survives(
     spark: SparkSession, bases: dict[str, Base], kind: FileKind, fault: str, which: str
 ):
     base = bases[kind.checkpoint]
+    # The last case's query may still be uploading a snapshot into the work copy in the background.
+    unload_state_stores(spark)
     work = base.restore()
     folder = next(f for f in store_folders(work) if kind.files(f))
     files = kind.files(folder)

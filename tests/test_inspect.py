@@ -18,7 +18,7 @@ from test_ttl import EVENTS, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
 
 CLI = Path(sys.executable).parent / "ttlstore"
 
@@ -29,7 +29,7 @@ def ttlstore_checkpoint(spark: SparkSession, tmp_path: Path, name: str) -> Path:
                             scenario.output_mode, scenario.sources).checkpoint
     # The query has stopped, but Spark's maintenance would go on uploading its snapshots in the
     # background: unload its stores, so that the files on disk stay as inspect saw them.
-    spark._jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()
+    unload_state_stores(spark)
     return checkpoint
 
 

@@ -141,6 +141,22 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
+  test("files written with either index and filter layout load under the other") {
+    withTempDir { dir =>
+      val inCache = storeConf(TtlStoreConfig.IndexAndFiltersInCache.key -> "true")
+      withProvider(ttlProvider(dir, inCache)) { p => commitMany(p, 3, snapshotAt = 3) }
+      withProvider(ttlProvider(dir)) { p =>
+        assert(read(p, 3) == (0 until 3).map(v => (s"k$v", 0) -> v.toLong).toMap)
+        assert(p.localStore.db.dir.listFiles().exists(_.getName.endsWith(".sst")))
+        commitVersion(p, 3, ("k3", 0) -> Some(3L))
+        p.doMaintenance()
+      }
+      withProvider(ttlProvider(dir, inCache)) { p =>
+        assert(read(p, 4) == (0 until 4).map(v => (s"k$v", 0) -> v.toLong).toMap)
+      }
+    }
+  }
+
   test("an aborted version leaves nothing behind that would miscount the next one") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p =>
