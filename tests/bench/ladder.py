@@ -136,10 +136,13 @@ def rungs(batches: list[tuple[str, int, int]], progress: list[dict], warmup: int
             # ttlstore's live SST bytes, all stores together (Spark's providers do not report it).
             "sst_bytes": ops[-1].get("customMetrics", {}).get("ttlstoreSstBytes"),
         })
-    for rung in out:
-        rung["median_us_per_row"] = statistics.median(rung["us_per_row"])
-        rung["median_rows_per_second"] = statistics.median(rung["rows_per_second"])
-    return out
+    return [with_medians(rung) for rung in out]
+
+
+def with_medians(rung: dict) -> dict:
+    """The rung with the medians of its counted batches' per-row time and rows/s (also for pooled runs)."""
+    return dict(rung, median_us_per_row=statistics.median(rung["us_per_row"]),
+                median_rows_per_second=statistics.median(rung["rows_per_second"]))
 
 
 def kill_group(child) -> None:  # type: ignore[no-untyped-def]
@@ -193,7 +196,7 @@ def main() -> None:
     parser.add_argument("--progress-out", help="also write every batch's progress (JSON list) to this file")
     parser.add_argument("--steady", type=int, default=4, help="steady batches per rung, warm-up included")
     parser.add_argument("--warmup", type=int, default=1,
-                        help="steady batches left out before the counted ones (the fill's compaction debt)")
+                        help="steady batches left out before the counted ones (the work a fill leaves behind)")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--workdir", required=True, help="where the checkpoint goes (a new directory, removed at the end)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting")

@@ -24,7 +24,7 @@ LADDER_SIZES = {
 # TTL on only: what TTL costs against TTL off is measured apart, in interleaved pairs (tests/bench/ttl_cost.py).
 LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # Steady batches per rung, and how many of them are left out: after a fill to 4M keys per store both
-# RocksDB providers spend 3-4 batches on the compactions the fill left behind (docs/performance.md).
+# RocksDB providers spend up to 4 batches on what the fill left behind (docs/performance.md).
 STEADY = 8
 WARMUP = 4
 # Runs per (workload, provider): a single run's 4M rung differs from the next run's by as much as two
@@ -67,9 +67,7 @@ def pooled(runs: list[dict]) -> dict:
         for key in ("us_per_row", "rows_per_second"):
             rung[key] = [v for r in runs for v in r["rungs"][i][key]]
         rung["memory_used_bytes"] = max(r["rungs"][i]["memory_used_bytes"] for r in runs)
-        rung["median_us_per_row"] = statistics.median(rung["us_per_row"])
-        rung["median_rows_per_second"] = statistics.median(rung["rows_per_second"])
-        rungs.append(rung)
+        rungs.append(ladder.with_medians(rung))
     return dict(runs[0], rungs=rungs)
 
 
@@ -89,8 +87,8 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         f"{partitions} shuffle partitions (so {partitions} "
         "stores), 200,000 rows per micro-batch (tests/bench/ladder.py). The state grows through each size (keys per "
         "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
-        f"existing groups): {STEADY} of them, the first {WARMUP} left out (the compactions a fill leaves behind "
-        f"take 3-4 batches at 4M keys per store), the other {STEADY - WARMUP} counted. Each ladder ran "
+        f"existing groups): {STEADY} of them, the first {WARMUP} left out (what a fill leaves behind, its "
+        f"compactions and the files they write, slows up to 4 batches at 4M keys per store), the other {STEADY - WARMUP} counted. Each ladder ran "
         f"{results[0].get('runs', 1)} times, the providers interleaved, and the counted batches of its runs are "
         "pooled. rows/s: the whole query; µs/row: the state operator's time (`allUpdatesTimeMs`, summed over "
         "partitions) per input row; both the median of the counted batches, ± the largest distance of a batch "
