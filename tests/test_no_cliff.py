@@ -43,6 +43,7 @@ def test_a_deduplication_whose_store_outgrows_a_tiny_block_cache_stays_near_its_
     assert in_cache["state_rows"] == tiny["state_rows"] == 2 * KEYS_PER_STORE
     # The stores' files are several times the tiny cache, and far below the large one.
     assert 4 * 2**20 < tiny["sst_bytes"] < 64 * 2**20
-    # Measured: 2-2.5x with the current table layout; the old one took 10x (filter blocks read again).
+    # Measured: 1.3x with index and filters beside the cache (the default), 2.5x with them partitioned in
+    # it (indexAndFiltersInCache=true); the layout of the cliff took 10x (filter blocks read again).
     ratio = tiny["median_us_per_row"] / in_cache["median_us_per_row"]
-    assert ratio < 5.0, (ratio, tiny["us_per_row"], in_cache["us_per_row"])
+    assert ratio < 3.0, (ratio, tiny["us_per_row"], in_cache["us_per_row"])

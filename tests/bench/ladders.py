@@ -24,9 +24,10 @@ LADDER_SIZES = {
 # TTL on only: what TTL costs against TTL off is measured apart, in interleaved pairs (tests/bench/ttl_cost.py).
 LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # Steady batches per rung, and how many of them are left out: after a fill to 4M keys per store both
-# RocksDB providers spend up to 4 batches on what the fill left behind (docs/performance.md).
-STEADY = 8
-WARMUP = 4
+# RocksDB providers spend up to 8 batches on what the fill left behind (the compactions it started;
+# docs/performance.md, "Settled, not just warmed"), then level off.
+STEADY = 12
+WARMUP = 8
 # Runs per (workload, provider): a single run's 4M rung differs from the next run's by as much as two
 # providers differ, so the counted batches of two runs are pooled.
 ROUNDS = 2
@@ -88,7 +89,8 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         "stores), 200,000 rows per micro-batch (tests/bench/ladder.py). The state grows through each size (keys per "
         "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
         f"existing groups): {STEADY} of them, the first {WARMUP} left out (what a fill leaves behind, its "
-        f"compactions and the files they write, slows up to 4 batches at 4M keys per store), the other {STEADY - WARMUP} counted. Each ladder ran "
+        "compactions still running beside the batches, slows up to 8 batches at 4M keys per store), "
+        f"the other {STEADY - WARMUP} counted. Each ladder ran "
         f"{results[0].get('runs', 1)} times, the providers interleaved, and the counted batches of its runs are "
         "pooled. rows/s: the whole query; µs/row: the state operator's time (`allUpdatesTimeMs`, summed over "
         "partitions) per input row; both the median of the counted batches, ± the largest distance of a batch "

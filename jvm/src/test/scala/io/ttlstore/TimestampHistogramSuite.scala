@@ -16,6 +16,34 @@ class TimestampHistogramSuite extends AnyFunSuite {
     assert(h.total == 2 && h.entries == Seq(10L -> 1L, 20L -> 1L) && h.oldest.contains(10L))
   }
 
+  test(
+    "updates that move rows between buckets keep exact counts, also when a bucket empties, expires and fills again") {
+    val r = new Random(11)
+    val h = TimestampHistogram.empty()
+    val model = scala.collection.mutable.Map.empty[Long, Long].withDefaultValue(0L)
+    var expiredBelow = Long.MinValue
+    (1 to 20000).foreach { step =>
+      val live = model.filter(_._2 > 0).keys.toSeq
+      if (step % 500 == 0) {
+        // Every row stamped at least `ttl` before now leaves at once, as a commit with the native filter does.
+        val now = live.sorted.lift(live.size / 2).getOrElse(0L) + 10
+        h.dropExpired(ttlMs = 10, now = now)
+        model.keys.filter(ts => ExpiryRule.isExpired(ts, 10, now)).foreach(model.remove)
+        expiredBelow = expiredBelow.max(now - 10)
+      } else if (r.nextInt(10) < 4 && live.nonEmpty) {
+        val ts = live(r.nextInt(live.size))
+        h.remove(ts)
+        model(ts) -= 1
+      } else {
+        val ts = (expiredBelow + 1).max(0L) + r.nextInt(6) + step / 2000
+        h.add(ts)
+        model(ts) += 1
+      }
+      assert(h.entries == model.filter(_._2 > 0).toSeq.sorted, s"after step $step")
+    }
+    assert(h.total == model.values.sum)
+  }
+
   test("knows whether any row may be expired, and how many certainly are") {
     val h = TimestampHistogram.empty()
     Seq(100L, 100L, 200L).foreach(h.add)
