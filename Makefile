@@ -1,6 +1,8 @@
 # ttlstore's build. `make` builds the jar and installs the Python package (with pyspark and the
 # test tools) into .venv; `make demo` and `make test` build first, so each works as the first
-# command on a fresh machine. Everything is fetched from Maven Central and PyPI by this file.
+# command on a fresh machine. Everything is fetched by this file through each client's default
+# repository: sbt's launcher and the build's dependencies from Maven Central, pyspark and the test
+# tools from PyPI. No repository host is written here.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -13,8 +15,7 @@ VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_vers
 JAR := jvm/target/ttlstore-$(VERSION).jar
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
-MAVEN_CENTRAL := https://repo1.maven.org/maven2
-# sbt from its launcher on Maven Central, resolving only from Maven Central (project/repositories).
+# sbt from its launcher, resolving only from sbt's predefined `maven-central` (project/repositories).
 SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 	-Dsbt.override.build.repos=true -Dsbt.server.forcestart=false -Dsbt.supershell=false \
 	-Dsbt.color=false -Dsbt.log.noformat=true -Dsbt.ci=true -jar $(SBT_LAUNCHER)
@@ -26,10 +27,15 @@ export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 all: install
 
+# sbt's launcher by its Maven coordinates, from Maven's default repository (Maven Central); copied
+# into a fresh directory first, so that an interrupted fetch never leaves a launcher behind.
 $(SBT_LAUNCHER):
-	mkdir -p .build
-	curl -fsSL --retry 3 -o $@.tmp $(MAVEN_CENTRAL)/org/scala-sbt/sbt-launch/$(SBT_VERSION)/sbt-launch-$(SBT_VERSION).jar
-	mv $@.tmp $@
+	rm -rf .build/launcher.tmp
+	mkdir -p .build/launcher.tmp
+	mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+		-Dartifact=org.scala-sbt:sbt-launch:$(SBT_VERSION) -DoutputDirectory=.build/launcher.tmp
+	mv .build/launcher.tmp/sbt-launch-$(SBT_VERSION).jar $@
+	rm -rf .build/launcher.tmp
 
 $(VENV)/.installed: python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
