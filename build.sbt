@@ -75,6 +75,8 @@ lazy val jvm = (project in file("jvm"))
       "Implementation-Version" -> version.value),
     Compile / packageBin / artifactPath :=
       (Compile / target).value / s"ttlstore-${version.value}.jar",
+    // The Apache License 2.0, as in the repository's root and the wheel.
+    Compile / packageBin / mappings += (ThisBuild / baseDirectory).value / "LICENSE" -> "META-INF/LICENSE",
     Test / fork := true,
     Test / parallelExecution := false,
     Test / baseDirectory := (ThisBuild / baseDirectory).value,

@@ -26,6 +26,31 @@ def test_the_version_matches_the_bundled_jar():
         assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
 
 
+def test_the_jar_carries_the_license():
+    with zipfile.ZipFile(ttlstore.jar_path()) as z:
+        assert z.read("META-INF/LICENSE").decode() == (ROOT / "LICENSE").read_text()
+    assert "Apache License" in (ROOT / "LICENSE").read_text()
+
+
+def test_ttlstore_jar_prints_the_bundled_jar_for_spark_submit(capsys):
+    from ttlstore.cli import main
+
+    assert main(["jar"]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == ttlstore.jar_path() and Path(printed).is_file()
+
+
+def test_the_installed_command_prints_the_same_path():
+    import shutil
+    import subprocess
+    import sys
+
+    command = shutil.which("ttlstore", path=str(Path(sys.executable).parent))
+    assert command, "the ttlstore console script is installed beside the interpreter"
+    out = subprocess.run([command, "jar"], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip() == ttlstore.jar_path()
+
+
 def test_configure_sets_the_provider_and_adds_the_jar():
     builder = ttlstore.configure(SparkSession.builder)
     assert builder._options[ttlstore.settings.PROVIDER_CLASS_KEY] == "io.ttlstore.TtlStateStoreProvider"

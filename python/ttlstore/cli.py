@@ -1,4 +1,5 @@
-"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT`` and ``ttlstore migrate CHECKPOINT``.
+"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``, ``ttlstore migrate CHECKPOINT`` and
+``ttlstore jar`` (the bundled jar's path, for ``spark-submit --jars "$(ttlstore jar)"``).
 
 ``inspect`` starts a small local Spark session (one core, no UI) with the bundled jar to read the
 checkpoint's files and writes nothing; ``migrate`` works on the files alone, on a stopped query.
@@ -90,7 +91,24 @@ def _parser() -> argparse.ArgumentParser:
     move.add_argument("--force", action="store_true",
                       help="migrate although the last batch has offsets but no commit (it re-runs on ttlstore)")
     move.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    commands.add_parser(
+        "jar",
+        help="print the path of the bundled jar",
+        description='For spark-submit and other JVM launchers: spark-submit --jars "$(ttlstore jar)" ... '
+        "together with --conf spark.sql.streaming.stateStore.providerClass=io.ttlstore.TtlStateStoreProvider.",
+    )
     return parser
+
+
+def _jar() -> int:
+    from ttlstore._session import jar_path
+
+    try:
+        print(jar_path())
+    except FileNotFoundError as e:
+        print(f"ttlstore jar: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _describe(report: MigrationReport) -> str:
@@ -119,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "migrate":
         return _migrate(args)
+    if args.command == "jar":
+        return _jar()
     path = Path(args.checkpoint)
     if not path.exists() and "://" not in args.checkpoint:
         print(f"ttlstore inspect: {args.checkpoint} does not exist. Pass the query's checkpointLocation.",
