@@ -44,7 +44,8 @@ def test_200_stores_in_one_executor_stay_within_max_memory_usage(tmp_path: Path)
     assert unbounded["peak_memory_used_bytes"] > 1.2 * limit, unbounded["peak_memory_used_bytes"]
     assert unbounded["sst_bytes"] == 0
     # Bounded, they are flushed to data files instead, and the stores stay within it. The cache fills
-    # up to the limit with data blocks; the table readers outside it (a few KiB per data file, 0.5-1 MiB
-    # here) come on top.
-    assert bounded["peak_memory_used_bytes"] <= 1.03 * limit, bounded["peak_memory_used_bytes"]
+    # up to the limit with data blocks; the table readers outside it come on top: each data file's
+    # index and Bloom filter, held beside the cache by default (about 1.5 bytes per key, 2 MiB for
+    # these 1.2M keys). Measured 1.030x (make bench, 2026-11-24), 1.01x with them in the cache.
+    assert bounded["peak_memory_used_bytes"] <= 1.05 * limit, bounded["peak_memory_used_bytes"]
     assert bounded["sst_bytes"] > 0
