@@ -107,17 +107,18 @@ final class TimestampHistogram private (private var granularity: Long) {
 
   private def bucketOf(ts: Long): Long = Math.floorDiv(ts, granularity) * granularity
 
-  private def bump(bucket: Long, delta: Long): Unit = {
+  /** Adds `n` (> 0) rows to a bucket, which becomes the one at hand for puts ([[remove]] has its own). */
+  private def bump(bucket: Long, n: Long): Unit = {
     val count =
       if (lastCount != null && bucket == lastBucket) lastCount
       else {
         var c = buckets.get(bucket)
         if (c == null) { c = new Count; buckets.put(bucket, c) }
-        if (delta > 0) { lastBucket = bucket; lastCount = c } // removals go to older buckets
+        lastBucket = bucket
+        lastCount = c
         c
       }
-    count.n += delta
-    if (count.n <= 0) forget(bucket, count)
+    count.n += n
   }
 
   /** Drops an emptied or expired bucket, and the shortcuts to it. */
