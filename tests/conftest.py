@@ -17,6 +17,7 @@ import ttlstore
 
 ROOT = Path(__file__).resolve().parent.parent
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 TTL_PROVIDER = ttlstore.settings.PROVIDER_CLASS
 
 # Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).

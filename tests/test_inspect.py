@@ -18,7 +18,7 @@ from test_ttl import EVENTS, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
 
 CLI = Path(sys.executable).parent / "ttlstore"
 
@@ -55,7 +55,7 @@ def test_inspect_names_every_operator_store_and_partition_with_its_rows_and_byte
     for op in report["operators"]:
         assert partition_bytes(checkpoint / "state" / str(op["id"])) == sum(s["bytesOnDisk"] for s in op["stores"]) > 0
         for store in op["stores"]:
-            assert store["files"] == ["ttlstore"] and store["formatVersions"] == [2] and store["scanned"]
+            assert store["files"] == ["ttlstore"] and store["formatVersions"] == [3] and store["scanned"]
             assert store["latestVersion"] == report["latestBatch"] + 1
             assert store["expiredRowsStored"] == 0 and store["legacyRows"] == 0
             assert store["ttl"] == [{"ttlMs": 0, "updateType": "OnCreateAndWrite",
@@ -74,9 +74,6 @@ def test_inspect_counts_expired_rows_still_stored_and_shows_the_ttl_in_force(spa
 
     quick = ttlstore.inspect_checkpoint(spark, checkpoint, scan=False)["operators"][0]["stores"][0]
     assert (quick["rows"], quick["expiredRowsStored"], quick["legacyRows"], quick["scanned"]) == (3, None, None, False)
-
-
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
 
 @pytest.mark.parametrize("provider, files", [(HDFS_PROVIDER, "hdfs"), (ROCKSDB_PROVIDER, "rocksdb")])

@@ -20,9 +20,8 @@ from test_ttl import EVENTS, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds
 
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
 CLI = Path(sys.executable).parent / "ttlstore"
 SPLIT = 3  # rounds on Spark's provider before the migration
@@ -150,6 +149,18 @@ def test_bad_input_is_refused_by_name(spark: SparkSession, tmp_path: Path):
     (meta.parent / ".metadata.crc").unlink(missing_ok=True)
     with pytest.raises(ttlstore.MigrationError, match="UNSUPPORTED_OPERATOR.*transformWithState"):
         ttlstore.migrate(checkpoint)
+
+
+def test_a_checkpoint_of_spark_s_rocksdb_provider_in_format_v2_is_refused_and_left_untouched(
+    spark: SparkSession, tmp_path: Path
+):
+    v2 = {**CHANGELOG, "spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}
+    checkpoint = run_rounds(spark, ROCKSDB_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                            [rows("a", "b"), rows("c")], "append", extra_conf=v2).checkpoint
+    before = offsets_entry(checkpoint)
+    with pytest.raises(ttlstore.MigrationError, match=r"UNSUPPORTED_CHECKPOINT.*format v2.*new checkpoint"):
+        ttlstore.migrate(checkpoint)
+    assert offsets_entry(checkpoint) == before and not (checkpoint / "ttlstore-migration").exists()
 
 
 def test_the_cli_migrates_reports_json_and_fails_with_exit_code_2(spark: SparkSession, tmp_path: Path):

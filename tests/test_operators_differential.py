@@ -1,12 +1,15 @@
-"""Every classic stateful operator emits exactly the same rows on ttlstore as on Spark's HDFS provider.
+"""Every classic stateful operator emits exactly the same rows on ttlstore as on Spark's own providers.
 
 Each query runs several rounds of one micro-batch each, stopped and restarted from its checkpoint
-between rounds. flatMapGroupsWithState has no Python API; the JVM suite ``OperatorsEndToEndSuite``
-covers it the same way.
+between rounds: in checkpoint format v1 against Spark's HDFS provider, and in checkpoint format v2
+(``spark.sql.streaming.stateStore.checkpointFormatVersion=2``, which the HDFS provider refuses)
+against Spark's RocksDB provider. flatMapGroupsWithState has no Python API; the JVM suite
+``OperatorsEndToEndSuite`` covers it the same way.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, StreamRun, run_rounds
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, StreamRun, run_rounds
 
 EVENTS = StructType(
     [StructField("key", StringType()), StructField("v", LongType()), StructField("t", LongType())]
@@ -122,17 +125,29 @@ SCENARIOS = [
 ]
 
 
-def _run(spark: SparkSession, provider: str, workdir: Path, scenario: Scenario) -> StreamRun:
+FORMAT_V2 = {
+    "spark.sql.streaming.stateStore.checkpointFormatVersion": "2",
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+}
+
+
+def _run(
+    spark: SparkSession, provider: str, workdir: Path, scenario: Scenario, conf: dict[str, str] | None = None
+) -> StreamRun:
     return run_rounds(
-        spark, provider, workdir, EVENTS, scenario.build, scenario.rounds, scenario.output_mode, scenario.sources
+        spark,
+        provider,
+        workdir,
+        EVENTS,
+        scenario.build,
+        scenario.rounds,
+        scenario.output_mode,
+        scenario.sources,
+        extra_conf=conf,
     )
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
-    reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
-    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)
-
+def _assert_same_rows(spark: SparkSession, reference: StreamRun, ours: StreamRun, scenario: Scenario) -> None:
     assert sum(len(rows) for rows in reference.outputs) > 0, "the scenario must emit something"
     assert len(ours.outputs) == len(reference.outputs) == len(scenario.rounds)
     for expected, actual in zip(reference.outputs, ours.outputs, strict=False):
@@ -141,6 +156,30 @@ def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession
             spark.createDataFrame(actual, reference.schema),
             ignore_row_order=True,
         )
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksdb_provider(
+    spark: SparkSession, tmp_path: Path, scenario: Scenario
+):
+    reference = _run(spark, ROCKSDB_PROVIDER, tmp_path / "rocksdb", scenario, FORMAT_V2)
+    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, FORMAT_V2)
+
+    _assert_same_rows(spark, reference, ours, scenario)
+    # Every version ttlstore committed carries the checkpoint id Spark's commit log names.
+    changelogs = list((ours.checkpoint / "state").rglob("ttlstore/*.changelog"))
+    assert changelogs and all("_" in c.name for c in changelogs)
+    commit = (ours.checkpoint / "commits" / str(len(scenario.rounds) - 1)).read_text().splitlines()
+    ids = {i for per_op in json.loads(commit[1])["stateUniqueIds"].values() for part in per_op for i in part}
+    assert ids and all(any(c.name == f"{len(scenario.rounds)}_{i}.changelog" for c in changelogs) for i in ids)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
+    reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
+    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)
+
+    _assert_same_rows(spark, reference, ours, scenario)
 
     # The rows really went through ttlstore: its files exist and it reported its metrics.
     assert list((ours.checkpoint / "state").rglob("ttlstore/*.changelog"))

@@ -90,7 +90,22 @@ def _operators(checkpoint: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _refuse_unservable(operators: list[dict[str, Any]], conf: dict[str, str]) -> None:
+def _checkpoint_format(checkpoint: Path) -> int:
+    """The state checkpoint format the query runs in: 2 when its commit log names checkpoint ids.
+
+    Spark keeps the format a checkpoint started with and records it in the commit log, not in the
+    offset log: a ``v2`` entry with ``stateUniqueIds``."""
+    commits = _batches(checkpoint / "commits")
+    if not commits:
+        return 1
+    try:
+        lines = (checkpoint / "commits" / str(commits[-1])).read_text(encoding="utf-8").split("\n")
+        return 2 if lines[0].strip() == "v2" or "stateUniqueIds" in json.loads(lines[1]) else 1
+    except (OSError, IndexError, ValueError):
+        return 1
+
+
+def _refuse_unservable(operators: list[dict[str, Any]], conf: dict[str, str], checkpoint: Path) -> None:
     for op in operators:
         name = (op["name"] or "").lower()
         if "transformwithstate" in name:
@@ -103,11 +118,14 @@ def _refuse_unservable(operators: list[dict[str, Any]], conf: dict[str, str]) ->
                 "UNSUPPORTED_OPERATOR",
                 f"operator {op['id']} is a stream-stream join with state format {conf[_JOIN_FORMAT_KEY]} "
                 f"({_JOIN_FORMAT_KEY}), which needs column families; ttlstore serves join state format 2 only.")
-    if int(conf.get(_CHECKPOINT_FORMAT_KEY, "1")) != 1:
+    written = max(int(conf.get(_CHECKPOINT_FORMAT_KEY, "1")), _checkpoint_format(checkpoint))
+    if written != 1:
         raise MigrationError(
             "UNSUPPORTED_CHECKPOINT",
-            f"the checkpoint was written with {_CHECKPOINT_FORMAT_KEY}={conf[_CHECKPOINT_FORMAT_KEY]}; "
-            "ttlstore adopts format 1 (the default) only.")
+            f"{checkpoint} was written in state checkpoint format v{written} ({_CHECKPOINT_FORMAT_KEY}; its "
+            "commit log names the checkpoint id of every state version), and ttlstore adopts the state of "
+            "format v1 checkpoints only. Nothing was changed. Keep this query on its provider, or run it on "
+            "ttlstore from a new checkpoint (in either format) and let it rebuild its state from the source.")
 
 
 def migrate(
@@ -155,7 +173,7 @@ def migrate(
             "UNKNOWN_PROVIDER",
             f"{entry} pins the provider {provider!r}; ttlstore adopts the state of "
             f"{HDFS_PROVIDER} and {ROCKSDB_PROVIDER} only.")
-    _refuse_unservable(operators, conf)
+    _refuse_unservable(operators, conf, root)
     if latest not in _batches(root / "commits"):
         report.uncommitted_batch = latest
         report.notes.append(

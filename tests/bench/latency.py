@@ -29,7 +29,7 @@ PARTITIONS = 2
 ROWS_PER_BATCH = 50_000
 STEADY = 40
 AFTER_RESTART = 6
-LATENCY_PROVIDERS = ("rocksdb", "rocksdb-changelog", "ttlstore", "ttlstore-ttl")
+LATENCY_PROVIDERS = ("rocksdb", "rocksdb-changelog", "rocksdb-changelog-v2", "ttlstore", "ttlstore-ttl", "ttlstore-v2")
 
 
 def batches() -> list[tuple[str, int, int]]:

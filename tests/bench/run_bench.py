@@ -55,12 +55,22 @@ PROVIDERS = {
     "ttlstore-sweep": ("ttlstore, TTL on, JVM sweep only", "io.ttlstore.TtlStateStoreProvider",
                        {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
                         "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
+    # Checkpoint format v2 (checkpoint ids), measured by the latency workload only.
+    "rocksdb-changelog-v2": (
+        "RocksDB provider + changelog, format v2",
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+         "spark.sql.streaming.stateStore.checkpointFormatVersion": "2"},
+    ),
+    "ttlstore-v2": ("ttlstore, format v2", "io.ttlstore.TtlStateStoreProvider",
+                    {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}),
 }
 WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "ttlcost")
 # Workloads with their own runner and result file (bench-output/<name>.json).
 SEPARATE = ("ladder", "memory", "latency", "ttlcost")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
+LATENCY_ONLY = ("rocksdb-changelog-v2", "ttlstore-v2")
 # Churn runs with maintenance every 5 s for every provider (Spark's default is 60 s, longer than a
 # run): maintenance uploads snapshots, and ttlstore compacts a store whose rows mostly expired.
 CHURN_SETTINGS = {"spark.sql.streaming.stateStore.maintenanceInterval": "5s"}
@@ -490,7 +500,8 @@ def main() -> None:
         (OUT / "ttlcost.json").write_text(json.dumps(ttl_cost.measure(OUT / "ttlcost"), indent=2))
     for workload in (w for w in args.workloads if w not in SEPARATE):
         churn = workload == "churn"
-        providers = [p for p in args.providers if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY)]
+        providers = [p for p in args.providers
+                     if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY) and p not in LATENCY_ONLY]
         repeated = [] if churn else [p for p in providers if p in REPEATED]
         order = [p for p in providers if p not in repeated] + repeated * args.repeats
         for provider in order:

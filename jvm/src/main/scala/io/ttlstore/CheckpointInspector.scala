@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.{ChecksumFileSystem, FileStatus, FileSystem, Path}
 import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.Serialization
 
-import io.ttlstore.checkpoint.{CheckpointFiles, OffsetLog, SnapshotUploader}
+import io.ttlstore.checkpoint.{CheckpointFiles, CommitLog, Listing, OffsetLog, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigKey, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
@@ -116,7 +116,9 @@ object CheckpointInspector {
     val bytes = bytesBelow(raw, storeDir, skip = others)
     val files = new CheckpointFiles(storeDir, hadoopConf)
     if (isDir(fs, files.root)) {
-      ttlstoreReport(files, operatorId, storeName, partition, scan, bytes)
+      val committedId =
+        (v: Long) => CommitLog.checkpointId(new Path(checkpoint), v - 1, operatorId, partition, storeName, hadoopConf)
+      ttlstoreReport(files, operatorId, storeName, partition, scan, bytes, committedId)
     } else {
       // A store of Spark's own providers, described by the files its reader reads.
       val (zips, rocksChangelogs) = new RocksDbProviderFiles(storeDir, hadoopConf).versions()
@@ -133,21 +135,38 @@ object CheckpointInspector {
 
   private val DefaultStore = "default"
 
+  /**
+   * The latest version of a ttlstore store and its file's checkpoint id. Under checkpoint format v2
+   * a version may have files of several attempts; the one Spark's commit log names counts, so the
+   * latest version is the newest one the commit log names (or, before any commit names one, the
+   * newest version with a single attempt).
+   */
+  private def latestFile(listing: Listing, committedId: Long => Option[String]): Option[VersionFile] =
+    if (!listing.hasCheckpointIds) listing.latest.map(VersionFile(_, None))
+    else {
+      val all = (listing.changelogFiles ++ listing.snapshotFiles).toSeq
+      val byVersion = all.groupBy(_.version).toSeq.sortBy(-_._1)
+      byVersion.iterator.flatMap { case (v, attempts) =>
+        committedId(v).map(id => VersionFile(v, Some(id))).filter(f => attempts.contains(f))
+      }.nextOption().orElse(byVersion.collectFirst { case (_, Seq(only)) => only })
+    }
+
   private def ttlstoreReport(files: CheckpointFiles, operatorId: Long, storeName: String, partition: Int,
-      scan: Boolean, bytes: Long): StoreReport = {
+      scan: Boolean, bytes: Long, committedId: Long => Option[String]): StoreReport = {
     val listing = files.listing()
-    val latest = listing.latest
+    val latestOne = latestFile(listing, committedId)
+    val latest = latestOne.map(_.version)
     // The latest version's record: from its changelog, or its snapshot when only that is left.
-    val (format, rows, record) = latest match {
+    val (format, rows, record) = latestOne match {
       case None => (None, Some(0L), None)
-      case Some(v) if listing.changelogs.contains(v) =>
-        val reader = files.openChangelog(v)
+      case Some(f) if listing.changelogFiles.contains(f) =>
+        val reader = files.openChangelog(f.version, f.id)
         try {
           reader.readAll()
           (Some(reader.formatVersion), Some(reader.rowsAfter), reader.ttl)
         } finally reader.close()
-      case Some(v) =>
-        val m = files.readManifest(v)
+      case Some(f) =>
+        val m = files.readManifest(f.version, f.id)
         (Some(m.formatVersion), Some(m.numRows), m.ttl)
     }
     val settings = record.flatMap { r =>
@@ -159,10 +178,10 @@ object CheckpointInspector {
     val base = StoreReport(operatorId, storeName, partition, "ttlstore", format,
       (listing.changelogs ++ listing.snapshots).toSeq, listing.snapshots.toSeq, latest, rows, None, None,
       bytes, settings, scanned = false)
-    latest.filter(_ => scan) match {
+    latestOne.filter(_ => scan) match {
       case None => base
-      case Some(v) =>
-        val counts = count(files, storeName, v, settings)
+      case Some(f) =>
+        val counts = count(files, storeName, f, settings)
         base.copy(rows = Some(counts.rows), expiredRowsStored = Some(counts.expired),
           legacyRows = Some(counts.legacy), scanned = true)
     }
@@ -171,12 +190,12 @@ object CheckpointInspector {
   private final case class Counts(rows: Long, expired: Long, legacy: Long)
 
   /** Rebuilds `version` in a temporary directory and counts live, expired and legacy rows. */
-  private def count(files: CheckpointFiles, storeName: String, version: Long, ttl: Option[TtlSettings]): Counts = {
+  private def count(files: CheckpointFiles, storeName: String, file: VersionFile, ttl: Option[TtlSettings]): Counts = {
     val settings = TtlStoreSettings.parse(Map.empty)
     val workDir = LocalWorkDirs.create(new File(System.getProperty("java.io.tmpdir")))
     val local = new LocalStore(s"inspect of $storeName", workDir, settings, files, new SnapshotUploader(files))
     try {
-      local.load(version, loadEmpty = false)
+      local.load(file.version, loadEmpty = false, file.id, withIds = file.id.isDefined)
       val ttlMs = ttl.map(_.ttlMs).getOrElse(0L)
       val now = ttl.flatMap(_.judgedAtMs).getOrElse(Long.MinValue)
       var live = 0L

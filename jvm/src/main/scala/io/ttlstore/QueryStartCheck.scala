@@ -4,6 +4,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.datasources.v2.RealTimeStreamScanExec
 import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperator
 import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
 
@@ -13,7 +14,9 @@ import io.ttlstore.store.NativeFilter
 
 /**
  * Checks ttlstore's settings against a streaming query's plan on the driver, when a micro-batch is
- * planned and before any task runs: every value parses, operator- and store-scoped keys name
+ * planned and before any task runs: the query is not in Real-Time Mode (Spark 4.3 allows it only
+ * on its own RocksDB provider, see [[TtlStoreErrors.realTimeModeNotServed]]), every value parses,
+ * operator- and store-scoped keys name
  * operators and stores the query has, no stream-stream join gets TTL unless allowed, and with
  * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
  * it the executors still refuse bad values at their first batch, but cannot know which operator
@@ -51,10 +54,13 @@ object QueryStartCheck {
       pinned: String, confs: Map[String, String], sessionProvider: Option[String], stateDir: String): Unit = {
     val ttlKeys = confs.keys.filter(_.startsWith(ConfigKey.Prefix)).toSeq.sorted
     if (sessionProvider.contains(Ours) || ttlKeys.nonEmpty) {
-      val checkpoint = Option(new Path(stateDir).getParent).map(_.toString).getOrElse(stateDir)
-      throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpoint, pinned, ttlKeys)
+      throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpointOf(stateDir), pinned, ttlKeys)
     }
   }
+
+  /** The query's checkpoint: the parent of its state directory. */
+  private def checkpointOf(stateDir: String): String =
+    Option(new Path(stateDir).getParent).map(_.toString).getOrElse(stateDir)
 
   /** Fails with the first problem of `confs` for a query with `ops`. */
   def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
@@ -89,8 +95,12 @@ object QueryStartCheck {
         val conf = plan.conf
         val confs = conf.getAllConfs.filter(_._1.startsWith(ConfigKey.SparkStatePrefix))
         val pinned = conf.getConfString(ConfigKey.SparkProviderKey, "")
-        if (pinned == Ours) check(confs, ops)
-        else {
+        if (pinned == Ours) {
+          if (plan.exists(_.isInstanceOf[RealTimeStreamScanExec])) {
+            throw TtlStoreErrors.realTimeModeNotServed(checkpointOf(ops.head.stateDir))
+          }
+          check(confs, ops)
+        } else {
           val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ConfigKey.SparkProviderKey))
           checkPinned(pinned, confs, asked, ops.head.stateDir)
         }

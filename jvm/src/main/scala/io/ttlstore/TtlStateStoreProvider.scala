@@ -9,12 +9,12 @@ import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
-import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
+import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, LineageItem, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.store.{KeyCodec, LegacyKeys, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.{KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
 /**
@@ -133,7 +133,8 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     synchronized {
       val base = template.copy(version = version, readOnly = readOnly, now = now, lastLoad = lastLoad,
         judgedByWatermark = time.watermarkAt(version).contains(now),
-        snapshotOnCommit = forceSnapshot || local.snapshotDue(version + 1, storeConf.minDeltasForSnapshot))
+        snapshotOnCommit = forceSnapshot || local.snapshotDue(version + 1, storeConf.minDeltasForSnapshot),
+        loadedCheckpointId = local.loadedCheckpointId, checkpointId = local.sessionCheckpointId)
       val forReader = if (readOnly && readByStateReader) StateReaderView.of(base, local.recorded) else None
       if (forReader.isEmpty) local.pushTime(settings.ttl.ttlMs, now)
       new TtlStore(forReader.getOrElse(base), local)
@@ -157,21 +158,27 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       startCheckpointId: Option[String],
       endCheckpointId: Option[String]): StateStore = {
     synchronized {
-      refuseCheckpointIds(startCheckpointId.orElse(endCheckpointId))
-      loading(endVersion, loadEmpty = false)(local.loadFromSnapshot(snapshotVersion, endVersion))
+      loading(endVersion, loadEmpty = false)(
+        local.loadFromSnapshot(snapshotVersion, endVersion, startCheckpointId, endCheckpointId))
     }
     open(endVersion, readOnly, forceSnapshot = false, now(endVersion))
   }
 
   /** Spark's state reader with `readChangeFeed`: the changes of versions `startVersion` to `endVersion`. */
-  override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String]): ChangeFeed = {
+  override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String],
+      endCheckpointId: Option[String]): ChangeFeed = {
     colFamilyName.filter(_ != StateStore.DEFAULT_COL_FAMILY_NAME).foreach { name =>
       throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'")
     }
-    new ChangeFeed(files, startVersion, endVersion, template.keyCodec, template.valueFields)
+    // Under checkpoint format v2 the versions are those of the end version's lineage.
+    val versions = endCheckpointId match {
+      case None => (startVersion to endVersion).map(VersionFile(_, None))
+      case Some(end) =>
+        new LineageFiles(files).between(VersionFile(startVersion, None), LineageItem(endVersion, end))
+          .map(i => VersionFile(i.version, Some(i.id)))
+    }
+    new ChangeFeed(files, versions, template.keyCodec, template.valueFields)
   }
-
-  override protected def checkChangeFeedCheckpointId(id: Option[String]): Unit = refuseCheckpointIds(id)
 
   /**
    * Everything maintenance does. Spark 4.3's periodic maintenance never calls this: it calls
@@ -249,9 +256,11 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
 
   private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
     synchronized {
-      refuseCheckpointIds(checkpointId)
       if (version < 0) throw TtlStoreErrors.versionNotFound(files.root.toString, version, None)
-      loading(version, loadEmpty)(local.load(version, loadEmpty))
+      // As Spark's RocksDB provider: ids count under checkpoint format v2; Spark's state reader passes
+      // the ids of a v2 checkpoint's commit log whatever the reading session sets.
+      val withIds = storeConf.enableStateStoreCheckpointIds || checkpointId.isDefined
+      loading(version, loadEmpty)(local.load(version, loadEmpty, checkpointId.filter(_ => withIds), withIds))
     }
 
   /**
@@ -276,12 +285,6 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
       logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in ${lastLoad.latencyMs} ms)")
     }
   }
-
-  private def refuseCheckpointIds(checkpointId: Option[String]): Unit =
-    if (checkpointId.isDefined) {
-      throw TtlStoreErrors.unsupportedOperation("state store checkpoint ids",
-        "set spark.sql.streaming.stateStore.checkpointFormatVersion to 1 (the default).")
-    }
 
   /** Rows stamped in one time characteristic cannot be judged in the other. */
   private def checkTimeCharacteristic(): Unit =

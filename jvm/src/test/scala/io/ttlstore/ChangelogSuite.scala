@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures.withTempDir
-import io.ttlstore.checkpoint.{Changelog, ChangelogReader, ChangelogWriter, CheckpointFiles, TtlRecord}
+import io.ttlstore.checkpoint.{Changelog, ChangelogReader, ChangelogWriter, CheckpointFiles, Compression, LineageItem, TtlRecord}
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{TimestampHistogram, TtlPolicy}
 
@@ -86,5 +86,53 @@ class ChangelogSuite extends AnyFunSuite {
     val newer = "TTLC".getBytes ++ Array[Byte](99, 3) ++ "lz4".getBytes
     val e = intercept[TtlStoreException](new ChangelogReader("y.changelog", 3, new ByteArrayInputStream(newer)))
     assert(e.errorName == "FORMAT_TOO_NEW" && e.getMessage.contains("y.changelog"))
+  }
+
+  test("under checkpoint format v2 a changelog records its checkpoint id and lineage; in v1 neither") {
+    withTempDir { dir =>
+      val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
+      val lineage = Seq(LineageItem(3, "id-3"), LineageItem(4, "id-4"))
+      val writer =
+        new ChangelogWriter(files.createAtomic(files.changelogPath(5, Some("id-5"))), "lz4", Some("id-5"), lineage)
+      writer.put(Array[Byte](1), Array[Byte](0, 0, 0, 0, 0, 0, 0, 7))
+      writer.commit(rowsAfter = 1, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
+      val reader = files.openChangelog(5, Some("id-5"))
+      assert(reader.checkpointId.contains("id-5") && reader.lineage == lineage && reader.readAll().size == 1)
+      assert(files.lineageOf(5, "id-5") == lineage)
+      val v1 = read(write(dir, "lz4")(_ => ()))
+      assert(v1.checkpointId.isEmpty && v1.lineage.isEmpty)
+    }
+  }
+
+  test("a changelog renamed to another checkpoint id is refused as corrupted") {
+    withTempDir { dir =>
+      val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
+      val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(2, Some("a-1"))), "lz4", Some("a-1"))
+      writer.commit(rowsAfter = 0, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
+      val root = new File(dir, CheckpointFiles.DirName)
+      assert(new File(root, "2_a-1.changelog").renameTo(new File(root, "2_b-2.changelog")))
+      val e = intercept[TtlStoreException](files.openChangelog(2, Some("b-2")))
+      assert(e.errorName == "CHANGELOG_CORRUPTED" && e.getMessage.contains("checkpoint id a-1"))
+    }
+  }
+
+  test("a changelog of format 2 (before checkpoint ids) still reads") {
+    // Format 2, byte for byte: header, then the lz4 body of one put and the end record, no ids.
+    val body = new java.io.ByteArrayOutputStream()
+    val crc = new java.util.zip.CRC32C()
+    val data = new java.io.DataOutputStream(new java.util.zip.CheckedOutputStream(body, crc))
+    data.writeByte(1); data.writeInt(1); data.write(Array[Byte](9)); data.writeInt(8); data.write(new Array[Byte](8))
+    data.writeByte(0); data.writeLong(1L); data.writeLong(1L)
+    val ttl =
+      TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None).toJson.getBytes("UTF-8")
+    data.writeInt(ttl.length); data.write(ttl); data.flush()
+    val plain = body.toByteArray ++ java.nio.ByteBuffer.allocate(4).putInt(crc.getValue.toInt).array()
+    val file = new java.io.ByteArrayOutputStream()
+    file.write("TTLC".getBytes("US-ASCII")); file.write(2); file.write(3); file.write("lz4".getBytes("US-ASCII"))
+    val compressed = Compression.codec("lz4").compressedOutputStream(file)
+    compressed.write(plain); compressed.close()
+    val reader = new ChangelogReader("old.changelog", 1, new ByteArrayInputStream(file.toByteArray))
+    assert(reader.formatVersion == 2 && reader.checkpointId.isEmpty && reader.lineage.isEmpty)
+    assert(reader.readAll().map(_.asInstanceOf[Changelog.Put].key.toSeq) == Seq(Seq[Byte](9)) && reader.rowsAfter == 1)
   }
 }

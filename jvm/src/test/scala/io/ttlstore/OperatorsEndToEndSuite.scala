@@ -17,12 +17,7 @@ import io.ttlstore.StoreFixtures._
  */
 class OperatorsEndToEndSuite extends AnyFunSuite with BeforeAndAfterAll {
 
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName("ttlstore-e2e")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .getOrCreate()
+  private lazy val spark: SparkSession = localSpark("ttlstore-e2e", "local[2]")
 
   override def afterAll(): Unit = spark.stop()
 

@@ -14,14 +14,9 @@ import io.ttlstore.errors.TtlStoreException
 /** The driver-side check of `TtlStoreExtensions`: bad TTL settings fail before any task runs. */
 class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
 
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName("ttlstore-start-check")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.sql.extensions", classOf[TtlStoreExtensions].getName)
-    .config("spark.sql.streaming.stateStore.providerClass", TtlProvider)
-    .getOrCreate()
+  private lazy val spark: SparkSession = localSpark("ttlstore-start-check", "local[2]",
+    "spark.sql.extensions" -> classOf[TtlStoreExtensions].getName,
+    "spark.sql.streaming.stateStore.providerClass" -> TtlProvider)
 
   override def afterAll(): Unit = spark.stop()
 

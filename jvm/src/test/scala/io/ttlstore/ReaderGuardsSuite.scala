@@ -29,13 +29,21 @@ class ReaderGuardsSuite extends AnyFunSuite {
   private def manifest(ssts: SstFile*) = SnapshotManifest(2, 3L, 10L, ssts, 0L)
 
   test("a manifest is usable only for its own version, with plain, distinct SST names and sizes") {
-    assert(SnapshotManifest.problem(manifest(sst), 3L) === None)
-    assert(SnapshotManifest.problem(manifest(sst), 4L).exists(_.contains("version 3")))
-    assert(SnapshotManifest.problem(manifest(sst.copy(localName = "../../x.sst")), 3L).exists(
+    assert(SnapshotManifest.problem(manifest(sst), 3L, None) === None)
+    assert(SnapshotManifest.problem(manifest(sst), 4L, None).exists(_.contains("version 3")))
+    assert(SnapshotManifest.problem(manifest(sst.copy(localName = "../../x.sst")), 3L, None).exists(
         _.contains("../../x.sst")))
-    assert(SnapshotManifest.problem(manifest(sst.copy(dfsName = "../other/x.sst")), 3L).isDefined)
-    assert(SnapshotManifest.problem(manifest(sst.copy(sizeBytes = -1)), 3L).isDefined)
-    assert(SnapshotManifest.problem(manifest(sst, sst), 3L).exists(_.contains("twice")))
+    assert(SnapshotManifest.problem(manifest(sst.copy(dfsName = "../other/x.sst")), 3L, None).isDefined)
+    assert(SnapshotManifest.problem(manifest(sst.copy(sizeBytes = -1)), 3L, None).isDefined)
+    assert(SnapshotManifest.problem(manifest(sst, sst), 3L, None).exists(_.contains("twice")))
+  }
+
+  test("a manifest is usable only for the checkpoint id its file is named by") {
+    val withId = manifest(sst).copy(checkpointId = Some("a-1"))
+    assert(SnapshotManifest.problem(withId, 3L, Some("a-1")) === None)
+    assert(SnapshotManifest.problem(withId, 3L, Some("b-2")).exists(_.contains("checkpoint id a-1")))
+    assert(SnapshotManifest.problem(withId, 3L, None).isDefined)
+    assert(SnapshotManifest.problem(manifest(sst), 3L, Some("a-1")).isDefined)
   }
 
   private def lz4(bytes: Array[Byte]): Array[Byte] = {

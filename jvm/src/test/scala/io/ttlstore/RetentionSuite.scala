@@ -1,15 +1,15 @@
 package io.ttlstore
 
-import scala.collection.immutable.SortedSet
-
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.checkpoint.{Listing, Retention}
+import scala.collection.immutable.SortedSet
+
+import io.ttlstore.checkpoint.{Listing, Retention, VersionFile}
 
 class RetentionSuite extends AnyFunSuite {
 
   private def listing(changelogs: Range, snapshots: Long*) =
-    Listing(SortedSet(changelogs.map(_.toLong): _*), SortedSet(snapshots: _*))
+    Listing.ofVersions(changelogs.map(_.toLong), snapshots)
 
   test("without snapshots nothing can be deleted: every changelog back to 1 is needed") {
     val plan = Retention.plan(listing(1 to 20), minVersionsToRetain = 5).get
@@ -48,6 +48,34 @@ class RetentionSuite extends AnyFunSuite {
     assert(Listing.temporaryVersion("12.changelog").isEmpty)
     assert(Listing.temporaryVersion(".12.changelog.crc").isEmpty)
     assert(Listing.temporaryVersion(".adopted.json.6f1c.tmp").isEmpty)
+    assert(Listing.temporaryVersion(".12_6f1c-e2.changelog.9a0b.tmp").contains(12L))
+  }
+
+  test("files of checkpoint format v2 are told by name, with their version and checkpoint id") {
+    assert(Listing.committedFile("12_6f1c-e2.changelog", ".changelog").contains(VersionFile(12, Some("6f1c-e2"))))
+    assert(Listing.committedFile("12.snapshot", ".snapshot").contains(VersionFile(12, None)))
+    assert(Listing.committedFile("12_.changelog", ".changelog").isEmpty)
+    assert(Listing.committedFile("12_a/b.changelog", ".changelog").isEmpty)
+    assert(Listing.committedFile("x_a.changelog", ".changelog").isEmpty)
+  }
+
+  test("under checkpoint format v2 the base is the oldest one a retained attempt's lineage needs") {
+    // Version 16 was committed twice: attempt "a" built on the snapshot of 10, attempt "b" (a retry
+    // after a restore) on the snapshot of 15 that an attempt of 15 wrote. Whichever one Spark's
+    // commit log names must stay loadable, so the snapshot of 10 stays.
+    def files(vs: Seq[(Long, String)]) = SortedSet.from(vs.map { case (v, id) => VersionFile(v, Some(id)) })
+    val changelogs = files((1L to 20L).map(_ -> "x") ++ Seq(16L -> "a", 16L -> "b"))
+    val snapshots = files(Seq(5L -> "x", 10L -> "x", 15L -> "x"))
+    val listed = Listing(changelogs, snapshots)
+    val lineageBase = Map(VersionFile(16, Some("a")) -> 10L, VersionFile(16, Some("b")) -> 15L,
+      VersionFile(16, Some("x")) -> 15L)
+    val plan = Retention.plan(listed, minVersionsToRetain = 5, lineageBase).get
+    assert(plan.keepFrom == 16 && plan.baseSnapshot == 10)
+    assert(plan.deleteSnapshots == Seq(5L) && plan.deleteChangelogs == (1L to 9L))
+    // Without the attempt built on 10, the newest snapshot below the oldest retained version is the base.
+    val alone =
+      Retention.plan(listed, minVersionsToRetain = 5, lineageBase.updated(VersionFile(16, Some("a")), 15L)).get
+    assert(alone.baseSnapshot == 15)
   }
 
   test("temporary files go once their version is older than every retained one") {

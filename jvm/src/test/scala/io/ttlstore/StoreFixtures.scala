@@ -70,6 +70,13 @@ object StoreFixtures {
     provider
   }
 
+  /** A small local Spark for the end-to-end suites: no UI, 2 shuffle partitions, and `conf`. */
+  def localSpark(appName: String, master: String, conf: (String, String)*): org.apache.spark.sql.SparkSession =
+    conf.foldLeft(org.apache.spark.sql.SparkSession.builder().master(master).appName(appName)
+        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")) {
+      case (b, (k, v)) => b.config(k, v)
+    }.getOrCreate()
+
   /** Loan pattern: the provider is closed whatever the body does. */
   def withProvider[P <: StateStoreProvider, T](provider: P)(body: P => T): T =
     try body(provider)

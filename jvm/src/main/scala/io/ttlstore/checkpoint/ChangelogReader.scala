@@ -35,11 +35,29 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
   }
   private var finished = false
   private var records = 0L
+  private val (idValue, lineageValue): (Option[String], Seq[LineageItem]) =
+    if (format < 3) (None, Nil)
+    else guarded {
+      val id = readId("checkpoint id")
+      val items = data.readInt()
+      if (items < 0 || items > 1000000) corrupted(s"impossible lineage length $items")
+      val lineage = (0 until items).map { _ =>
+        val v = data.readLong()
+        LineageItem(v, readId("lineage id").getOrElse(corrupted("a lineage item without a checkpoint id")))
+      }
+      (id, lineage)
+    }
   private var rowsAfterValue = -1L
   private var ttlValue: Option[TtlRecord] = None
 
   /** The file's format version (see [[Changelog.FormatVersion]]). */
   def formatVersion: Int = format
+
+  /** The checkpoint id the version was committed under (format v2; None in format v1 and before format 3). */
+  def checkpointId: Option[String] = idValue
+
+  /** The (version, id) of every version from this one's base to the one before it ([[Lineage]]). */
+  def lineage: Seq[LineageItem] = lineageValue
 
   /** Total rows of the store after this version; valid once every record was read. */
   def rowsAfter: Long = { require(finished, "read every record first"); rowsAfterValue }
@@ -105,6 +123,15 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     val length = data.readInt()
     if (length < 0 || length > (1 << 30)) corrupted(s"impossible $what length $length")
     Streams.readExactly(data, length)
+  }
+
+  private def readId(what: String): Option[String] = {
+    val length = data.readInt()
+    if (length < 0 || length > 64) corrupted(s"impossible $what length $length")
+    val id = new String(Streams.readExactly(data, length), StandardCharsets.US_ASCII)
+    if (id.isEmpty) None
+    else if (!FileNames.isCheckpointId(id)) corrupted(s"an impossible $what '$id'")
+    else Some(id)
   }
 
   private def readHeader(in: InputStream, n: Int): Array[Byte] =

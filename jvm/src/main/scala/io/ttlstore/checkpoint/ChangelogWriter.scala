@@ -4,8 +4,15 @@ import java.io.{BufferedOutputStream, DataOutputStream}
 import java.nio.charset.StandardCharsets
 import java.util.zip.{CheckedOutputStream, CRC32C}
 
-/** Writes one changelog; `commit` makes it visible atomically, `cancel` leaves nothing behind. */
-final class ChangelogWriter(out: AtomicOutput, codecName: String) {
+/**
+ * Writes one changelog; `commit` makes it visible atomically, `cancel` leaves nothing behind. Under
+ * checkpoint format v2 it records the version's checkpoint id and lineage first.
+ */
+final class ChangelogWriter(
+    out: AtomicOutput,
+    codecName: String,
+    checkpointId: Option[String] = None,
+    lineage: Seq[LineageItem] = Nil) {
   import Changelog._
 
   private val crc = new CRC32C()
@@ -17,6 +24,12 @@ final class ChangelogWriter(out: AtomicOutput, codecName: String) {
     out.stream.write(name)
     new DataOutputStream(new BufferedOutputStream(
         new CheckedOutputStream(Compression.codec(codecName).compressedOutputStream(out.stream), crc), 64 * 1024))
+  }
+  writeId(checkpointId.getOrElse(""))
+  data.writeInt(lineage.size)
+  lineage.foreach { item =>
+    data.writeLong(item.version)
+    writeId(item.id)
   }
   private var records = 0L
 
@@ -48,4 +61,10 @@ final class ChangelogWriter(out: AtomicOutput, codecName: String) {
   }
 
   def cancel(): Unit = out.cancel()
+
+  private def writeId(id: String): Unit = {
+    val bytes = id.getBytes(StandardCharsets.US_ASCII)
+    data.writeInt(bytes.length)
+    data.write(bytes)
+  }
 }

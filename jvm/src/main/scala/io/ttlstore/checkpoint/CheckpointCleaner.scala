@@ -11,18 +11,22 @@ object CheckpointCleaner {
    */
   def clean(files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned = {
     val listing = files.listing()
-    Retention.plan(listing, minVersionsToRetain) match {
+    Retention.plan(listing, minVersionsToRetain, lineageBase(files, listing)) match {
       case None => Cleaned(0, 0, 0)
       case Some(plan) =>
-        plan.deleteSnapshots.foreach(v => files.delete(files.snapshotPath(v)))
-        plan.deleteChangelogs.foreach(v => files.delete(files.changelogPath(v)))
+        val snapshotsGone = plan.deleteSnapshots.toSet
+        val changelogsGone = plan.deleteChangelogs.toSet
+        listing.snapshotFiles.filter(f => snapshotsGone(f.version)).foreach(f =>
+          files.delete(files.snapshotPath(f.version, f.id)))
+        listing.changelogFiles.filter(f => changelogsGone(f.version)).foreach(f =>
+          files.delete(files.changelogPath(f.version, f.id)))
         val temporary = Retention.leftoverTemporaries(plan, listing.temporary)
         temporary.foreach(n => files.delete(files.rootPath(n)))
-        val retained = listing.snapshots.rangeFrom(plan.baseSnapshot).toSeq
-        val referenced = retained.flatMap { v =>
-          files.manifest(v, listing.snapshotStamps(v), listing).sstFiles.map(_.dfsName)
+        val retained = listing.snapshotFiles.filter(_.version >= plan.baseSnapshot).toSeq
+        val referenced = retained.flatMap { f =>
+          files.manifest(f, listing.snapshotStamps(f), listing).sstFiles.map(_.dfsName)
         }.toSet
-        val oldest = retained.headOption.map(v => listing.snapshotStamps(v).modificationTime)
+        val oldest = retained.map(f => listing.snapshotStamps(f).modificationTime).minOption
         val orphans = Retention.orphanSsts(
           files.sstFiles().map(s => s.getPath.getName -> s.getModificationTime), referenced, oldest)
         orphans.foreach(n => files.delete(files.sstPath(n)))
@@ -30,7 +34,20 @@ object CheckpointCleaner {
         val adoptedFiles = adopted.filter(a => Retention.adoptedFilesDeletable(plan, Some(a.version)))
           .map(deleteAdopted)
           .getOrElse(0)
-        Cleaned(plan.deleteChangelogs.size, plan.deleteSnapshots.size, orphans.size, adoptedFiles, temporary.size)
+        Cleaned(changelogsGone.size, snapshotsGone.size, orphans.size, adoptedFiles, temporary.size)
     }
   }
+
+  /**
+   * Under checkpoint format v2, the version a changelog's lineage loads from: its newest listed
+   * snapshot, or 0 (also when the file cannot be read: then nothing it might need is deleted).
+   */
+  private def lineageBase(files: CheckpointFiles, listing: Listing)(file: VersionFile): Long =
+    file.id.flatMap { id =>
+      scala.util.Try(files.lineageOf(file.version, id)).toOption.flatMap { recorded =>
+        Lineage.of(recorded, LineageItem(file.version, id)).toOption
+          .flatMap(l => Lineage.base(l, i => listing.hasSnapshot(i.version, Some(i.id))).toOption.flatten)
+          .map(_.version)
+      }
+    }.getOrElse(0L)
 }

@@ -26,6 +26,8 @@ import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
  *       <v>.snapshot             zip: manifest.json + the DB's small files (MANIFEST, OPTIONS, CURRENT)
  *       sst/<n>-<uuid>.sst       SST files, uploaded once, shared by later snapshots
  * }}}
+ * Under checkpoint format v2 a version's files carry its checkpoint id: `<v>_<id>.changelog`,
+ * `<v>_<id>.snapshot` ([[Lineage]]).
  * Everything goes through Spark's CheckpointFileManager, so any HDFS-compatible store works; on the
  * local file system, files are written without it ([[LocalAtomicFile]]).
  */
@@ -37,29 +39,29 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   private lazy val fm = CheckpointFileManager.create(root, hadoopConf)
   private lazy val local = LocalAtomicFile.applies(root, hadoopConf)
   @volatile private var dirsCreated = false
-  private val manifests = new java.util.concurrent.ConcurrentHashMap[(Long, FileStamp), SnapshotManifest]()
+  private val manifests = new java.util.concurrent.ConcurrentHashMap[(VersionFile, FileStamp), SnapshotManifest]()
 
   /** The record of the Spark provider state this store adopted, if any ([[AdoptionRecord]]). */
   lazy val adoption = new AdoptionFile(root, hadoopConf, createAtomic)
 
-  def changelogPath(version: Long): Path = new Path(root, s"$version.changelog")
-  def snapshotPath(version: Long): Path = new Path(root, s"$version.snapshot")
+  def changelogPath(version: Long, id: Option[String] = None): Path =
+    new Path(root, s"${FileNames.stem(version, id)}.changelog")
+  def snapshotPath(version: Long, id: Option[String] = None): Path =
+    new Path(root, s"${FileNames.stem(version, id)}.snapshot")
   def sstPath(dfsName: String): Path = new Path(sstDir, dfsName)
   def rootPath(name: String): Path = new Path(root, name)
 
   def listing(): Listing = {
     val statuses = if (fm.exists(root)) fm.list(root).toSeq else Nil
-    def versions(suffix: String): Seq[(Long, FileStatus)] = statuses.flatMap { s =>
-      val n = s.getPath.getName
-      if (n.endsWith(suffix)) n.stripSuffix(suffix).toLongOption.map(_ -> s) else None
-    }
-    val snapshots = versions(".snapshot")
+    def committed(suffix: String): Seq[(VersionFile, FileStatus)] =
+      statuses.flatMap(s => Listing.committedFile(s.getPath.getName, suffix).map(_ -> s))
+    val snapshots = committed(".snapshot")
     val temporary = statuses.flatMap { s =>
       val n = s.getPath.getName
       Listing.temporaryVersion(n).map(n -> _)
     }.toMap
-    Listing(SortedSet(versions(".changelog").map(_._1): _*), SortedSet(snapshots.map(_._1): _*),
-      snapshots.map { case (v, s) => v -> FileStamp(s.getModificationTime, s.getLen) }.toMap, temporary)
+    Listing(SortedSet.from(committed(".changelog").map(_._1)), SortedSet.from(snapshots.map(_._1)),
+      snapshots.map { case (f, s) => f -> FileStamp(s.getModificationTime, s.getLen) }.toMap, temporary)
   }
 
   /**
@@ -77,24 +79,40 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * The TTL record of the committed changelog of `version`, read to its end; None if it has none or
    * cannot be read (an earlier attempt's file that this attempt will replace).
    */
-  def recordedTtl(version: Long): Option[TtlRecord] =
+  def recordedTtl(version: Long, id: Option[String] = None): Option[TtlRecord] =
     try {
-      val reader = openChangelog(version)
+      val reader = openChangelog(version, id)
       try {
         while (reader.next().isDefined) {}
         reader.ttl
       } finally reader.close()
     } catch { case NonFatal(_) => None }
 
-  def openChangelog(version: Long): ChangelogReader = {
-    val path = changelogPath(version)
+  /** Opens the changelog of `version` committed under checkpoint id `id` (None: format v1). */
+  def openChangelog(version: Long, id: Option[String] = None): ChangelogReader = {
+    val path = changelogPath(version, id)
     val in =
       try fm.open(path)
       catch {
         case _: FileNotFoundException =>
           throw TtlStoreErrors.changelogMissing(path.toString, version)
       }
-    new ChangelogReader(path.toString, version, in)
+    val reader =
+      try new ChangelogReader(path.toString, version, in)
+      catch { case NonFatal(e) => in.close(); throw e }
+    if (reader.formatVersion >= 3 && reader.checkpointId != id) {
+      reader.close()
+      throw TtlStoreErrors.changelogCorrupted(path.toString, version,
+        s"it records checkpoint id ${reader.checkpointId.getOrElse("none")}, its name ${id.getOrElse("none")}")
+    }
+    reader
+  }
+
+  /** The lineage the changelog of `version` committed under `id` records ([[Lineage]]). */
+  def lineageOf(version: Long, id: String): Seq[LineageItem] = {
+    val reader = openChangelog(version, Some(id))
+    try reader.lineage
+    finally reader.close()
   }
 
   /**
@@ -102,7 +120,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * `uploaded` (same local name and size) are reused, the others are uploaded under new unique
    * names. Returns the manifest and the bytes uploaded.
    */
-  def writeSnapshot(version: Long, numRows: Long, ttl: Option[TtlRecord], localDir: File,
+  def writeSnapshot(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord], localDir: File,
       uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
     ensureDirs()
     val files = Option(localDir.listFiles()).getOrElse(Array.empty[File]).sortBy(_.getName).toSeq
@@ -117,8 +135,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       }
     }
     val manifest = SnapshotManifest(FormatVersion, version, numRows, sstFiles,
-      System.currentTimeMillis(), ttl)
-    val out = createAtomic(snapshotPath(version))
+      System.currentTimeMillis(), ttl, id)
+    val out = createAtomic(snapshotPath(version, id))
     try {
       val zip = new ZipOutputStream(out.stream)
       zip.putNextEntry(new ZipEntry(ManifestEntry))
@@ -136,28 +154,28 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     (manifest, bytes + out.committedSize())
   }
 
-  /** Reads only the manifest of the snapshot of `version`. */
-  def readManifest(version: Long): SnapshotManifest = readSnapshot(version, None)
+  /** Reads only the manifest of the snapshot of `version` committed under `id`. */
+  def readManifest(version: Long, id: Option[String] = None): SnapshotManifest = readSnapshot(version, id, None)
 
   /**
    * The manifest of the snapshot of `version` as listed with `stamp`, read once per stamp:
    * maintenance asks for the same retained snapshots on every run. Entries of snapshots that are
    * no longer listed are dropped.
    */
-  def manifest(version: Long, stamp: FileStamp, listed: Listing): SnapshotManifest = {
+  def manifest(file: VersionFile, stamp: FileStamp, listed: Listing): SnapshotManifest = {
     manifests.keySet.removeIf(k => !listed.snapshotStamps.get(k._1).contains(k._2))
-    manifests.computeIfAbsent((version, stamp), _ => readManifest(version))
+    manifests.computeIfAbsent((file, stamp), _ => readManifest(file.version, file.id))
   }
 
-  /** Restores the snapshot of `version` into the empty directory `targetDir`. */
-  def downloadSnapshot(version: Long, targetDir: File): SnapshotManifest = {
-    val manifest = readSnapshot(version, Some(targetDir))
+  /** Restores the snapshot of `version` committed under `id` into the empty directory `targetDir`. */
+  def downloadSnapshot(version: Long, targetDir: File, id: Option[String] = None): SnapshotManifest = {
+    val manifest = readSnapshot(version, id, Some(targetDir))
     // A zip whose later entries went missing reads as shorter, not as damaged; RocksDB would then
     // create an empty instance where the snapshot's rows were.
     val current = new File(targetDir, "CURRENT")
     val named = if (current.isFile) Files.readString(current.toPath).trim else ""
     if (!FileNames.isPlain(named) || !new File(targetDir, named).isFile) {
-      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(version).toString, version,
+      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(version, id).toString, version,
         if (named.isEmpty) "it holds no RocksDB CURRENT file" else s"its CURRENT names $named, which it does not hold")
     }
     manifest.sstFiles.foreach { sst =>
@@ -187,8 +205,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * Reads a snapshot zip: its manifest, and with `into` its DB files into that directory (without,
    * it stops after the manifest, which is written first).
    */
-  private def readSnapshot(version: Long, into: Option[File]): SnapshotManifest = {
-    val path = snapshotPath(version)
+  private def readSnapshot(version: Long, id: Option[String], into: Option[File]): SnapshotManifest = {
+    val path = snapshotPath(version, id)
     def corrupted(detail: String) = TtlStoreErrors.snapshotCorrupted(path.toString, version, detail)
     val in =
       try fm.open(path)
@@ -204,7 +222,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
           if (m.formatVersion > FormatVersion) {
             throw TtlStoreErrors.formatTooNew(path.toString, m.formatVersion, FormatVersion)
           }
-          SnapshotManifest.problem(m, version).foreach(why => throw corrupted(why))
+          SnapshotManifest.problem(m, version, id).foreach(why => throw corrupted(why))
           manifest = Some(m)
         } else {
           val file = name.stripPrefix(DbEntryPrefix)

@@ -8,6 +8,12 @@ package io.ttlstore.checkpoint
  * version to keep, `latest - n + 1`, fixes a base snapshot (or the empty state, version 0), and
  * everything strictly older than that base can go. The base's own changelog is kept: it is small,
  * and it lets the change feed start at the base.
+ *
+ * Under checkpoint format v2 the oldest kept version may have several files (one per attempt that
+ * committed it), and each loads from the newest snapshot in its own lineage ([[Lineage]]), which
+ * may be older than the newest snapshot of any attempt. The base is then the oldest of those, so
+ * whichever attempt Spark's commit log names stays loadable; files of a version go together, every
+ * attempt's at once.
  */
 object Retention {
 
@@ -17,10 +23,17 @@ object Retention {
       deleteChangelogs: Seq[Long],
       deleteSnapshots: Seq[Long])
 
-  def plan(listing: Listing, minVersionsToRetain: Int): Option[Plan] =
+  /**
+   * `lineageBase`: under format v2, the version a changelog's lineage loads from (its newest existing
+   * snapshot, or 0), as the caller read it from the file.
+   */
+  def plan(listing: Listing, minVersionsToRetain: Int, lineageBase: VersionFile => Long = _ => 0L): Option[Plan] =
     listing.latest.map { latest =>
       val keepFrom = math.max(1L, latest - math.max(minVersionsToRetain, 1) + 1)
-      val base = VersionChain.of(keepFrom, listing.snapshots).base
+      val newest = VersionChain.of(keepFrom, listing.snapshots).base
+      val attempts = listing.changelogFiles.filter(f => f.version == keepFrom && f.id.isDefined).toSeq
+      val bases = attempts.map(f => if (listing.snapshotFiles(f)) keepFrom else lineageBase(f))
+      val base = (newest +: bases).min
       Plan(
         keepFrom = keepFrom,
         baseSnapshot = base,

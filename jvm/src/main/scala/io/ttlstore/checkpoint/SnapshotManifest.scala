@@ -4,8 +4,9 @@ package io.ttlstore.checkpoint
 final case class SstFile(localName: String, dfsName: String, sizeBytes: Long, crc32c: Long)
 
 /**
- * What a snapshot holds; stored as `manifest.json` inside `<v>.snapshot`. `ttl` is the version's
- * [[TtlRecord]] (absent in format 1).
+ * What a snapshot holds; stored as `manifest.json` inside `<v>.snapshot` (`<v>_<id>.snapshot` under
+ * checkpoint format v2). `ttl` is the version's [[TtlRecord]] (absent in format 1); `checkpointId`
+ * the version's checkpoint id under checkpoint format v2 (absent in format v1 and before format 3).
  */
 final case class SnapshotManifest(
     formatVersion: Int,
@@ -13,15 +14,18 @@ final case class SnapshotManifest(
     numRows: Long,
     sstFiles: Seq[SstFile],
     createdAtMs: Long,
-    ttl: Option[TtlRecord] = None)
+    ttl: Option[TtlRecord] = None,
+    checkpointId: Option[String] = None)
 
 object SnapshotManifest {
 
-  /** What makes a parsed manifest unusable for the snapshot file of `version`, if anything. */
-  def problem(m: SnapshotManifest, version: Long): Option[String] = {
+  /** What makes a parsed manifest unusable for the snapshot file of `version` and `id`, if anything. */
+  def problem(m: SnapshotManifest, version: Long, id: Option[String]): Option[String] = {
     val ssts = Option(m.sstFiles).getOrElse(Nil)
     if (m.version != version) Some(s"its manifest is of version ${m.version}")
-    else if (m.numRows < 0) Some(s"its manifest counts ${m.numRows} rows")
+    else if (m.checkpointId != id) {
+      Some(s"its manifest is of checkpoint id ${m.checkpointId.getOrElse("none")}, its name of ${id.getOrElse("none")}")
+    } else if (m.numRows < 0) Some(s"its manifest counts ${m.numRows} rows")
     else ssts.collectFirst {
       case f if f == null => "its manifest lists an empty SST entry"
       case f if !FileNames.isPlain(f.localName) || !f.localName.endsWith(".sst") =>

@@ -20,6 +20,8 @@ final class SnapshotUploader(files: CheckpointFiles) {
   private var uploaded = Map.empty[String, SstFile]
   private var pending: Option[Pending] = None
   private var uploads = Upload.None
+  @volatile private var newest: Option[VersionFile] = None
+
   def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
     lineage += 1
     uploaded = restored.map(m => m.sstFiles.map(f => f.localName -> f).toMap).getOrElse(Map.empty)
@@ -27,10 +29,14 @@ final class SnapshotUploader(files: CheckpointFiles) {
     pending = None
   }
 
-  def offer(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
+  /** Queues the local checkpoint in `dir` as the snapshot of `version` (under checkpoint id `id` in format v2). */
+  def offer(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
     pending.foreach(p => FileUtils.deleteQuietly(p.dir))
-    pending = Some(Pending(version, numRows, ttl, dir, lineage))
+    pending = Some(Pending(version, id, numRows, ttl, dir, lineage))
   }
+
+  /** The snapshot this uploader uploaded last, if any: a lineage may start there from now on. */
+  def newestUploaded: Option[VersionFile] = newest
 
   /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
   def uploadPending(): Option[Upload] = {
@@ -42,7 +48,8 @@ final class SnapshotUploader(files: CheckpointFiles) {
     job.map { case (p, known) =>
       val start = System.nanoTime()
       try {
-        val (manifest, bytes) = files.writeSnapshot(p.version, p.numRows, p.ttl, p.dir, known)
+        val (manifest, bytes) = files.writeSnapshot(p.version, p.id, p.numRows, p.ttl, p.dir, known)
+        newest = Some(VersionFile(p.version, p.id))
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
         }
@@ -67,8 +74,8 @@ final class SnapshotUploader(files: CheckpointFiles) {
 }
 
 object SnapshotUploader {
-  private final case class Pending(version: Long, numRows: Long, ttl: Option[TtlRecord], dir: File,
-      lineage: Long)
+  private final case class Pending(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord],
+      dir: File, lineage: Long)
 
   /** Snapshot uploads: one (`version`), or a sum of `count` of them (`version` the newest). */
   final case class Upload(version: Long, count: Long, bytes: Long, latencyMs: Long) {

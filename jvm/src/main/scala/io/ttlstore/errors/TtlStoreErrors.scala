@@ -78,6 +78,21 @@ object TtlStoreErrors {
         s"query and run `ttlstore migrate $checkpoint` to move its state to ttlstore, or remove " +
         "ttlstore's settings (and providerClass) from the session to stay on the other provider.")
 
+  /**
+   * Spark 4.3 runs Real-Time Mode only on its own RocksDB provider: `StreamingQueryManager` refuses
+   * any other `providerClass` set in the session (`STREAMING_REAL_TIME_MODE.SQL_CONFIGURATION_NOT_SUPPORTED`),
+   * with no setting to allow it. A checkpoint that pins ttlstore in its offset log slips past that
+   * check on restart; ttlstore refuses it as Spark would have.
+   */
+  def realTimeModeNotServed(checkpoint: String): TtlStoreException =
+    error("REAL_TIME_MODE_NOT_SERVED", "checkpoint" -> checkpoint)(
+      s"This query runs in Real-Time Mode (trigger(realTime=...)), which Spark 4.3 allows only on its own " +
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider: it refuses any other " +
+        "spark.sql.streaming.stateStore.providerClass, and no setting allows one. It reached ttlstore because " +
+        s"its checkpoint $checkpoint pins ttlstore in its offset log. Run it with a processing-time or " +
+        "availableNow trigger to stay on ttlstore, or start the real-time query from a new checkpoint on " +
+        "Spark's RocksDB provider.")
+
   def unprefixedSetting(key: String, suggestion: String): TtlStoreException =
     error("SETTING_WITHOUT_TTLSTORE_PREFIX", "key" -> key)(
       s"$key names no setting of Spark's, but looks like ttlstore's $suggestion without its " +
@@ -108,6 +123,30 @@ object TtlStoreErrors {
             "this version, that file was deleted or lost; restore it from a backup.").getOrElse("") +
         " Otherwise the checkpoint is incomplete or was cleaned beyond " +
         "spark.sql.streaming.minBatchesToRetain.")
+
+  /**
+   * Under checkpoint format v2: the lineage that leads to (version, id) cannot be followed. `id` is
+   * the checkpoint id Spark's commit log gave.
+   */
+  def checkpointLineageBroken(dir: String, version: Long, id: Option[String], why: String): TtlStoreException =
+    error("CHECKPOINT_LINEAGE_BROKEN", "dir" -> dir, "version" -> version, "checkpointId" -> id.getOrElse(""))(
+      s"Version $version${id.fold("")(i => s" (checkpoint id $i)")} of the state in $dir cannot be loaded: $why. " +
+        "A file it needs was deleted or damaged; restore the store's ttlstore/ folder from a backup, " +
+        "or restart the query from a new checkpoint.")
+
+  /**
+   * A store written in one checkpoint format asked for in the other. Spark keeps the format a
+   * checkpoint started with (its commit log decides), so this means the commit log or the store's
+   * files were changed by hand.
+   */
+  def checkpointFormatMismatch(dir: String, version: Long, written: Int, asked: Int): TtlStoreException =
+    error("CHECKPOINT_FORMAT_MISMATCH", "dir" -> dir, "version" -> version)(
+      s"Version $version of the state in $dir is asked for in checkpoint format v$asked " +
+        s"(spark.sql.streaming.stateStore.checkpointFormatVersion), but the store was written in v$written" +
+        (if (written == 2) " (its files carry checkpoint ids)" else " (its files carry no checkpoint ids)") +
+        ". Spark keeps the format a checkpoint started with, as its commit log records it; the commit " +
+        "log or the state files were changed by hand or come from another checkpoint. Restore them " +
+        "together, or run the query from a new checkpoint to change the format.")
 
   def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
     error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(

@@ -3,24 +3,25 @@ package io.ttlstore.reader
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.RecordType
 
-import io.ttlstore.checkpoint.{Changelog, ChangelogReader, CheckpointFiles}
+import io.ttlstore.checkpoint.{Changelog, ChangelogReader, CheckpointFiles, VersionFile}
 import io.ttlstore.store.{KeyCodec, TimestampedValue}
 
 /**
  * The change feed of one store for Spark's state reader (`readChangeFeed`): every put and delete
- * of the changelogs of versions `startVersion` to `endVersion`, in order, as
+ * of the changelogs of `versions` (consecutive; under checkpoint format v2 the attempts a lineage
+ * names), in order, as
  * `(record type, key, value or null, batch id = version - 1)`. It reads the checkpoint only.
  * Expired rows removed by the store appear as the deletes they were logged as; rows the native
  * filter dropped were never logged, like rows a query never touched again.
  */
 final class ChangeFeed(
     files: CheckpointFiles,
-    startVersion: Long,
-    endVersion: Long,
+    versions: Seq[VersionFile],
     keyCodec: KeyCodec,
     valueFields: Int) extends Iterator[ChangeFeed.Change] with AutoCloseable {
 
-  private var version = startVersion
+  private val pending = versions.iterator
+  private var version = -1L
   private var reader: ChangelogReader = _
   private var upcoming: ChangeFeed.Change = _
   private var finished = false
@@ -41,8 +42,12 @@ final class ChangeFeed(
     var result: ChangeFeed.Change = null
     while (result == null && !finished) {
       if (reader == null) {
-        if (version > endVersion) finished = true
-        else reader = files.openChangelog(version)
+        if (!pending.hasNext) finished = true
+        else {
+          val file = pending.next()
+          version = file.version
+          reader = files.openChangelog(file.version, file.id)
+        }
       } else {
         reader.next() match {
           case Some(Changelog.Put(k, v)) =>
@@ -53,7 +58,6 @@ final class ChangeFeed(
           case None =>
             reader.close()
             reader = null
-            version += 1
         }
       }
     }

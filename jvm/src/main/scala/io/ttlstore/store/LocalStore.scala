@@ -8,9 +8,11 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.FileUtils
 import org.apache.spark.internal.Logging
 
-import io.ttlstore.checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionChain}
+import io.ttlstore
+  .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.legacy.LegacySource
 import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
 
 /**
@@ -20,6 +22,8 @@ import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
  * changelogs after it; when the local copy already holds a committed version between that snapshot
  * and v, only the missing changelogs are replayed. After an abort the copy is no longer trusted and
  * the next load restores it from the checkpoint.
+ *
+ * Under checkpoint format v2 a version is loaded by its checkpoint id ([[VersionLoads]]).
  */
 final class LocalStore(
     storeName: String,
@@ -34,7 +38,7 @@ final class LocalStore(
     /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
     legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
-    stateCodec: String = "lz4") extends AutoCloseable with Logging {
+    stateCodec: String = "lz4") extends AutoCloseable with LoadTarget with Logging {
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")
@@ -67,8 +71,9 @@ final class LocalStore(
 
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
 
-  /** True when the last load found a committed changelog of the version after the loaded one. */
-  private var nextVersionListed = false
+  /** Checkpoint format v2: the held version's id and lineage, and the id the next commit writes under. */
+  private val ids = new CheckpointIds
+  private val loads = new VersionLoads(files, adoptions, ids, this)
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
@@ -82,9 +87,20 @@ final class LocalStore(
   def sweepResumesAt: Option[Array[Byte]] = sweepCursor
   def upgradeResumesAt: Option[Array[Byte]] = upgradeCursor
 
-  /** The changelog of `version`, written atomically into the checkpoint when committed. */
-  def newChangelog(version: Long, codec: String): ChangelogWriter =
-    new ChangelogWriter(files.createAtomic(files.changelogPath(version)), codec)
+  /**
+   * The changelog of `version`, written atomically into the checkpoint when committed; under
+   * checkpoint format v2 named by and recording checkpoint id `id`, with the held version's lineage.
+   */
+  def newChangelog(version: Long, id: Option[String], codec: String): ChangelogWriter = {
+    val lineage = if (id.isEmpty) Nil else ids.lineageToRecord(snapshots.newestUploaded)
+    new ChangelogWriter(files.createAtomic(files.changelogPath(version, id)), codec, id, lineage)
+  }
+
+  /** The checkpoint id of the loaded version (format v2; None in format v1 and at version 0). */
+  def loadedCheckpointId: Option[String] = ids.loaded
+
+  /** The checkpoint id the version opened on the loaded one commits under (format v2; else None). */
+  def sessionCheckpointId: Option[String] = ids.session
 
   /** With the native filter: rows uncounted as expired that are probably still on disk (an estimate). */
   def expiredOnDisk: Long = upkeep.expiredOnDisk
@@ -119,70 +135,38 @@ final class LocalStore(
    * serves a first attempt.
    */
   def earlierAttemptNow(version: Long): Option[Long] =
-    if (version != loadedVersion || !nextVersionListed) None
-    else files.recordedTtl(version + 1).flatMap(_.nowMs)
+    if (version != loadedVersion) None
+    else {
+      loads.earlierAttempts(version).flatMap(f => files.recordedTtl(f.version, f.id).flatMap(_.nowMs))
+        .nextOption()
+    }
 
   /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
   def recorded: Option[TtlRecord] = state.recorded
 
-  /** Makes the local DB hold committed version `version`; returns the changelogs replayed. */
-  def load(version: Long, loadEmpty: Boolean): Int = {
-    if (handle != null && version == loadedVersion && !loadEmpty) return 0
-    nextVersionListed = false
-    // The DB is about to change other than through the stores' recorded puts and removes.
-    knownKeys.clear()
-    if (loadEmpty) {
-      restore(None)
-      loadedVersion = version
-      lastSnapshotVersion = version
-      0
-    } else {
-      val listing = files.listing()
-      nextVersionListed = listing.changelogs.contains(version + 1)
-      val adopted = adoptions.baseFor(version, listing)
-      if (version > 0 && adopted.isEmpty && !listing.changelogs.contains(version) &&
-        !listing.snapshots.contains(version)) {
-        throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest,
-          Some(files.changelogPath(version).toString))
-      }
-      // The base: the newest own snapshot, unless the adopted version of Spark's state is newer.
-      val snapshot = VersionChain.of(version, listing.snapshots).snapshot.filter(s => adopted.forall(_._1.version < s))
-      val base = snapshot.orElse(adopted.map(_._1.version)).getOrElse(0L)
-      val from =
-        if (handle != null && loadedVersion >= base && loadedVersion < version) loadedVersion
-        else {
-          restore(snapshot)
-          if (snapshot.isEmpty) adopted.foreach { case (record, source) =>
-            state.adopted(adoptions.adopt(record, source, handle))
-          }
-          base
-        }
-      replayUpTo(from, version)
-    }
-  }
+  /**
+   * Makes the local DB hold committed version `version`; returns the changelogs replayed. Under
+   * checkpoint format v2 (`withIds`) the version is the one committed under `checkpointId` (None only
+   * for version 0).
+   */
+  def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String] = None, withIds: Boolean = false): Int =
+    loads.load(version, loadEmpty, checkpointId, withIds)
 
   /**
    * Makes the local DB hold committed version `endVersion` built from the snapshot of
    * `snapshotVersion` and the changelogs after it, whatever else exists (Spark's state reader with
    * `snapshotStartBatchId`); returns the changelogs replayed.
    */
-  def loadFromSnapshot(snapshotVersion: Long, endVersion: Long): Int = {
-    val listing = files.listing()
-    if (!listing.snapshots.contains(snapshotVersion)) {
-      throw TtlStoreErrors.snapshotNotFound(files.root.toString, snapshotVersion, listing.snapshots.toSeq)
-    }
-    if (endVersion < snapshotVersion) {
-      throw TtlStoreErrors.versionNotFound(files.root.toString, endVersion, listing.latest)
-    }
-    knownKeys.clear()
-    restore(Some(snapshotVersion))
-    replayUpTo(snapshotVersion, endVersion)
-  }
+  def loadFromSnapshot(snapshotVersion: Long, endVersion: Long, snapshotId: Option[String] = None,
+      endId: Option[String] = None): Int = loads.fromSnapshot(snapshotVersion, endVersion, snapshotId, endId)
 
-  /** Replays the changelogs after `from` (held by the DB) up to `version`; returns how many. */
-  private def replayUpTo(from: Long, version: Long): Int = {
+  /**
+   * Replays the changelogs after `from` (held by the DB) up to `version`, each the one committed under
+   * the checkpoint id `idOf` gives; returns how many.
+   */
+  override def replayUpTo(from: Long, version: Long, idOf: Long => Option[String]): Int = {
     loadedVersion = -1L
-    (from + 1 to version).foreach(replay)
+    (from + 1 to version).foreach(v => replay(v, idOf(v)))
     if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
     loadedVersion = version
     (version - from).toInt
@@ -197,6 +181,8 @@ final class LocalStore(
     sweepCursor = sweepFrom
     upgradeCursor = upgradeFrom
     loadedVersion = version
+    loads.committed()
+    ids.committed(version)
     state.committed(numRows, ttl)
     knownKeys.clear()
   }
@@ -215,7 +201,10 @@ final class LocalStore(
     }
 
   /** Forgets the loaded version: the DB has changes that were not committed. */
-  def invalidate(): Unit = loadedVersion = -1L
+  def invalidate(): Unit = {
+    loadedVersion = -1L
+    ids.clear()
+  }
 
   def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
 
@@ -236,7 +225,7 @@ final class LocalStore(
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
     handle.checkpointTo(dir)
-    snapshots.offer(version, state.rows, state.recorded, dir)
+    snapshots.offer(version, ids.loaded, state.rows, state.recorded, dir)
     lastSnapshotVersion = version
   }
 
@@ -265,18 +254,32 @@ final class LocalStore(
     handle = null
   }
 
-  private def restore(snapshotVersion: Option[Long]): Unit = {
+  override def isOpen: Boolean = handle != null
+
+  override def forgetKnownKeys(): Unit = knownKeys.clear()
+
+  override def adopt(record: AdoptionRecord, source: LegacySource): Unit =
+    state.adopted(adoptions.adopt(record, source, handle))
+
+  override def emptyAt(version: Long): Unit = {
+    loadedVersion = version
+    lastSnapshotVersion = version
+  }
+
+  override def restore(snapshot: Option[VersionFile]): Unit = {
     closeDb()
     loadedVersion = -1L
+    ids.clear()
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
-    val manifest = snapshotVersion.map(v => files.downloadSnapshot(v, dbDir))
+    val snapshotVersion = snapshot.map(_.version)
+    val manifest = snapshot.map(f => files.downloadSnapshot(f.version, dbDir, f.id))
     handle =
       try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
       catch {
         case e: TtlStoreException if snapshotVersion.isDefined && RocksDbHandle.isCorruption(e) =>
           val v = snapshotVersion.get
-          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(v).toString, v,
+          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(v, snapshot.get.id).toString, v,
             s"its files do not open as a RocksDB instance: ${e.getCause.getMessage}")
       }
     upkeep.reset()
@@ -287,8 +290,8 @@ final class LocalStore(
     snapshots.reset(manifest)
   }
 
-  private def replay(version: Long): Unit = {
-    val reader = files.openChangelog(version)
+  private def replay(version: Long, id: Option[String]): Unit = {
+    val reader = files.openChangelog(version, id)
     try {
       Replay.changelog(reader, handle, state.legacyRows > 0)
       state.replayed(reader.rowsAfter, reader.ttl)

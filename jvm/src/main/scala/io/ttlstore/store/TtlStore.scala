@@ -122,8 +122,14 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends State
         rows.expiredStored, rows.legacyRows, rows.upgrades))
   }
 
+  /**
+   * The committed version and, under checkpoint format v2, the checkpoint id it was committed under
+   * and the id of the version it was built on: Spark's commit log records them, and the next batch
+   * loads that id.
+   */
   override def getStateStoreCheckpointInfo(): StateStoreCheckpointInfo =
-    StateStoreCheckpointInfo(settings.storeId.partitionId, settings.version + 1, None, None)
+    StateStoreCheckpointInfo(settings.storeId.partitionId, settings.version + 1,
+      settings.checkpointId.filter(_ => hasCommitted), settings.loadedCheckpointId)
 
   override def allColumnFamilyNames: Set[String] = Set(StateStore.DEFAULT_COL_FAMILY_NAME)
 

@@ -33,7 +33,7 @@ final class VersionRows(settings: VersionSettings, local: LocalStore) {
   private val access = RowAccess.open(local.db, local.legacyRows, legacyStamp)
   private val counter = new RowCounter(local.numRows, local.timestamps, local.countedFrom)
   private val writer = new VersionWriter(local.db, access, counter, local.knownKeys,
-    () => local.newChangelog(settings.version + 1, settings.changelogCodec))
+    () => local.newChangelog(settings.version + 1, settings.checkpointId, settings.changelogCodec))
 
   /** Event time: the largest event time seen so far, committed as the next version's "now". */
   private var streamTime = local.streamTime

@@ -35,7 +35,11 @@ final case class VersionSettings(
     /** A `ttlstore_state` read to tell each scanned row's timestamp (see [[RowTimes]]). */
     rowTimes: Option[RowTimes] = None,
     /** Event time: `now` is the batch's watermark (recorded with the version for readers). */
-    judgedByWatermark: Boolean = false) {
+    judgedByWatermark: Boolean = false,
+    /** Checkpoint format v2: the checkpoint id of the version opened (None at version 0). */
+    loadedCheckpointId: Option[String] = None,
+    /** Checkpoint format v2: the checkpoint id the commit writes `version + 1` under; None in format v1. */
+    checkpointId: Option[String] = None) {
 
   override def toString: String = s"TtlStore[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
 }

@@ -10,24 +10,23 @@ import org.apache.spark.util.NextIterator
  */
 abstract class FineGrainedReplayBridge extends StateStoreProvider with SupportsFineGrainedReplay {
 
-  /** The changes of versions `startVersion` to `endVersion`: (type, key, value or null, batch id). */
-  protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String])
-      : Iterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] with AutoCloseable
+  /**
+   * The changes of versions `startVersion` to `endVersion` (under checkpoint format v2 those of the
+   * lineage of `endVersion` committed as `endCheckpointId`): (type, key, value or null, batch id).
+   */
+  protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String],
+      endCheckpointId: Option[String]): Iterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] with AutoCloseable
 
   override def getStateStoreChangeDataReader(
       startVersion: Long,
       endVersion: Long,
       colFamilyNameOpt: Option[String],
       endStateStoreCkptId: Option[String]): NextIterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] = {
-    checkChangeFeedCheckpointId(endStateStoreCkptId)
-    val changes = changeFeed(startVersion, endVersion, colFamilyNameOpt)
+    val changes = changeFeed(startVersion, endVersion, colFamilyNameOpt, endStateStoreCkptId)
     new NextIterator[(RecordType.Value, UnsafeRow, UnsafeRow, Long)] {
       override protected def getNext(): (RecordType.Value, UnsafeRow, UnsafeRow, Long) =
         if (changes.hasNext) changes.next() else { finished = true; null }
       override protected def close(): Unit = changes.close()
     }
   }
-
-  /** Fails for checkpoint ids the provider does not support. */
-  protected def checkChangeFeedCheckpointId(id: Option[String]): Unit
 }
