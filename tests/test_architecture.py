@@ -118,7 +118,7 @@ def test_packages_only_use_the_layers_below_them():
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
     root = {p.name for p, s in _sources().items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
-                    "TtlStateSource.scala", "CheckpointInspector.scala"}
+                    "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala"}
 
 
 def test_the_checker_finds_a_cycle_when_there_is_one():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -117,10 +118,25 @@ def test_the_cli_prints_a_table_json_for_scripts_and_a_progress_bar(spark: Spark
 
 
 def test_the_cli_fails_with_exit_code_2_on_a_path_that_is_not_a_checkpoint(tmp_path: Path):
-    missing = run_cli("inspect", str(tmp_path / "nowhere"))
+    # Told before any JVM starts: with no Java to be found, the answer is the same.
+    no_java = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java")}
+    missing = subprocess.run([str(CLI), "inspect", str(tmp_path / "nowhere")], capture_output=True, text=True,
+                             env=no_java, timeout=60)
     assert missing.returncode == 2 and "does not exist" in missing.stderr
-    empty = run_cli("inspect", str(tmp_path))
+    empty = subprocess.run([str(CLI), "inspect", str(tmp_path)], capture_output=True, text=True, env=no_java,
+                           timeout=60)
     assert empty.returncode == 2 and "NOT_A_CHECKPOINT" in empty.stderr and empty.stdout == ""
+
+
+def test_the_cli_reads_in_a_plain_jvm_exactly_what_a_spark_session_reads(spark: SparkSession, tmp_path: Path):
+    checkpoint = ttlstore_checkpoint(spark, tmp_path, "stream-stream left outer join")
+    for scan in (True, False):
+        assert ttlstore.inspect_checkpoint_offline(checkpoint, scan=scan) == \
+            ttlstore.inspect_checkpoint(spark, checkpoint, scan=scan)
+    no_java = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java")}
+    refused = subprocess.run([str(CLI), "inspect", str(checkpoint)], capture_output=True, text=True, env=no_java,
+                             timeout=60)
+    assert refused.returncode == 2 and "JAVA_HOME" in refused.stderr
 
 
 def test_inspect_on_a_migrated_checkpoint_shows_the_adopted_files_then_the_legacy_rows(

@@ -20,7 +20,7 @@ query from Spark's providers; :func:`jar_path`. :mod:`ttlstore.settings` names t
 from __future__ import annotations
 
 from ttlstore import settings
-from ttlstore._inspect import InspectError, inspect_checkpoint
+from ttlstore._inspect import InspectError, inspect_checkpoint, inspect_checkpoint_offline
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._session import apply_ttl, configure, jar_path
 from ttlstore._state import read_state
@@ -39,6 +39,7 @@ __all__ = [
     "apply_ttl",
     "configure",
     "inspect_checkpoint",
+    "inspect_checkpoint_offline",
     "jar_path",
     "migrate",
     "read_state",

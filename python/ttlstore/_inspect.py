@@ -1,17 +1,23 @@
 """What a streaming checkpoint holds: operators, stores, versions, rows, bytes, TTL settings.
 
 The facts come from io.ttlstore.CheckpointInspector in the jar, which reads the checkpoint's files
-without writing anything; this module adds them up per store and prints them.
+without writing anything: through a Spark session's JVM (:func:`inspect_checkpoint`), or in a plain
+JVM with Spark's jars and no session (:func:`inspect_checkpoint_offline`, what the CLI uses: it
+answers in seconds). This module adds the facts up per store and prints them.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import Any
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 #: Called after each store partition: (partitions done, partitions in all).
 Progress = Callable[[int, int], None]
@@ -51,6 +57,64 @@ def inspect_checkpoint(
     path = os.fspath(checkpoint)
     inspector = spark._jvm.io.ttlstore.CheckpointInspector  # type: ignore[union-attr]
     overview = _jvm_call(lambda: inspector.overview(path))
+
+    def reports() -> Iterator[dict[str, Any]]:
+        for op in overview["operators"]:
+            for store in op["stores"]:
+                for p in store["partitions"]:
+                    def call(op: Any = op, store: Any = store, p: Any = p) -> str:
+                        return str(inspector.store(path, op["id"], store["name"], p, scan))
+
+                    yield _jvm_call(call)
+
+    return _assemble(overview, reports(), progress)
+
+
+def inspect_checkpoint_offline(
+    checkpoint: str | os.PathLike[str],
+    *,
+    scan: bool = True,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """:func:`inspect_checkpoint` without a Spark session: in a plain JVM started with the jars of
+    the installed pyspark and ttlstore's jar (``io.ttlstore.InspectMain``), found through
+    ``JAVA_HOME`` or ``java`` on the ``PATH``.
+
+    :raises InspectError: as :func:`inspect_checkpoint`, and when no Java can be found.
+    """
+    import pyspark
+
+    from ttlstore._session import jar_path
+
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        raise InspectError("no Java found to read the checkpoint with: set JAVA_HOME, or put java on the PATH "
+                           "(the one Spark runs on).")
+    log_conf = Path(__file__).resolve().parent / "log4j2-cli.properties"
+    classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path()])
+    command = [java, "-Xss4m", f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath,
+               "io.ttlstore.InspectMain", os.fspath(checkpoint)] + ([] if scan else ["--quick"])
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as jvm:
+        assert jvm.stdout is not None
+        lines = (json.loads(line) for line in jvm.stdout if line.startswith("{"))
+        first = next(lines, None)
+        if first is None or "error" in first:
+            jvm.wait()
+            stderr = jvm.stderr.read() if jvm.stderr else ""
+            raise InspectError(first["error"] if first else f"the inspecting JVM failed: {stderr.strip()[-2000:]}")
+
+        def reports() -> Iterator[dict[str, Any]]:
+            for line in lines:
+                if "error" in line:
+                    raise InspectError(line["error"])
+                yield line["report"]
+
+        return _assemble(first["overview"], reports(), progress)
+
+
+def _assemble(overview: dict[str, Any], reports: Iterator[dict[str, Any]], progress: Progress | None) -> dict[str, Any]:
+    """The overview's operators and stores, each with the reports of its partitions, in order."""
     total = sum(len(s["partitions"]) for op in overview["operators"] for s in op["stores"])
     done = 0
     operators = []
@@ -58,11 +122,8 @@ def inspect_checkpoint(
         stores = []
         for store in op["stores"]:
             parts = []
-            for p in store["partitions"]:
-                def call(op: Any = op, store: Any = store, p: Any = p) -> str:
-                    return str(inspector.store(path, op["id"], store["name"], p, scan))
-
-                parts.append(_jvm_call(call))
+            for _ in store["partitions"]:
+                parts.append(next(reports))
                 done += 1
                 if progress is not None:
                     progress(done, total)

@@ -1,8 +1,8 @@
 """The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``, ``ttlstore migrate CHECKPOINT`` and
 ``ttlstore jar`` (the bundled jar's path, for ``spark-submit --jars "$(ttlstore jar)"``).
 
-``inspect`` starts a small local Spark session (one core, no UI) with the bundled jar to read the
-checkpoint's files and writes nothing; ``migrate`` works on the files alone, on a stopped query.
+``inspect`` reads the checkpoint's files in a plain JVM with Spark's jars and the bundled jar, no
+Spark session, and writes nothing; ``migrate`` works on the files alone, on a stopped query.
 """
 
 from __future__ import annotations
@@ -11,31 +11,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
-from ttlstore._inspect import InspectError, format_report, inspect_checkpoint
+from ttlstore._inspect import InspectError, format_report, inspect_checkpoint_offline
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._version import __version__
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
-
-def _session() -> SparkSession:
-    from pyspark.sql import SparkSession
-
-    from ttlstore._session import configure
-
-    log_conf = Path(__file__).resolve().parent / "log4j2-cli.properties"
-    builder = (
-        SparkSession.builder.master("local[1]")
-        .appName("ttlstore inspect")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_conf}")
-    )
-    spark = configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
 
 
 class _Bar:
@@ -133,27 +113,36 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_a_local_checkpoint(checkpoint: str) -> str | None:
+    """Why a local path is no checkpoint, told before any JVM starts (URIs are left to the JVM)."""
+    if "://" in checkpoint:
+        return None
+    path = Path(checkpoint.removeprefix("file:"))
+    if not path.exists():
+        return f"{checkpoint} does not exist."
+    offsets = path / "offsets"
+    if not offsets.is_dir() or not any(p.name.isdigit() for p in offsets.iterdir()):
+        return f"[NOT_A_CHECKPOINT] {checkpoint} is not a streaming query's checkpoint: it has no {offsets} with batch files."
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "migrate":
         return _migrate(args)
     if args.command == "jar":
         return _jar()
-    path = Path(args.checkpoint)
-    if not path.exists() and "://" not in args.checkpoint:
-        print(f"ttlstore inspect: {args.checkpoint} does not exist. Pass the query's checkpointLocation.",
-              file=sys.stderr)
+    problem = _not_a_local_checkpoint(args.checkpoint)
+    if problem:
+        print(f"ttlstore inspect: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
         return 2
     show_bar = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
-    spark = _session()
     try:
         bar = _Bar(sys.stderr, enabled=show_bar and not args.quick)
-        report = inspect_checkpoint(spark, args.checkpoint, scan=not args.quick, progress=bar)
+        report = inspect_checkpoint_offline(args.checkpoint, scan=not args.quick, progress=bar)
     except InspectError as e:
         print(f"ttlstore inspect: {e}", file=sys.stderr)
         return 2
-    finally:
-        spark.stop()
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 
