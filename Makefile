@@ -23,7 +23,7 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv jar install test lint fmt test-native test-jvm test-python demo bench chaos docs clean
+.PHONY: all venv jar install dist test lint fmt test-native test-jvm test-python demo bench chaos docs clean
 
 all: install
 
@@ -109,5 +109,10 @@ bench: install
 docs: venv $(SBT_LAUNCHER)
 	$(SBT) -error "jvm/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md
 
+# The wheel, with the jar it bundles (the build refuses to make one without it), into dist/.
+dist: jar
+	rm -rf dist
+	$(PY) -m pip wheel --no-deps --no-build-isolation --quiet -w dist ./python
+
 clean:
-	rm -rf jvm/target target project/target python/ttlstore/jars .build demo-output bench-output
+	rm -rf jvm/target target project/target python/ttlstore/jars .build demo-output bench-output dist

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +104,16 @@ def store_folders(workdir: Path) -> list[Path]:
     return sorted(workdir.glob("checkpoint/state/*/*/ttlstore"))
 
 
+def wait_for_snapshots(workdir: Path, timeout_s: float = 120) -> None:
+    """Until every store has uploaded a snapshot. Spark's maintenance uploads them in the background
+    (every second here); unloading the stores before it ran would drop the pending ones, and a
+    loaded machine can make it late."""
+    deadline = time.monotonic() + timeout_s
+    while not all(list(f.glob("*.snapshot")) for f in store_folders(workdir)):
+        assert time.monotonic() < deadline, f"no snapshot uploaded in {timeout_s} s: {store_folders(workdir)}"
+        time.sleep(0.5)
+
+
 @dataclass(frozen=True)
 class Base:
     """An undamaged checkpoint, kept aside, and where it runs: the file source's log records its input
@@ -126,6 +137,8 @@ def bases(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
         root = tmp_path_factory.mktemp(f"base-{kind}")
         work, kept = root / "work", root / "kept"
         build_base(spark, work, kind)
+        if kind == "own":
+            wait_for_snapshots(work)
         unload_state_stores(spark)
         shutil.copytree(work, kept)
         expected = next_round(spark, work)

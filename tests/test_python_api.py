@@ -167,21 +167,46 @@ def test_a_ttlstore_setting_without_its_prefix_fails_the_query_instead_of_being_
     run_dedup_with(spark, tmp_path, key, "1 hour", r"SETTING_WITHOUT_TTLSTORE_PREFIX.*stateStore\.ttlstore\.")
 
 
-def test_the_built_wheel_bundles_the_jar(tmp_path: Path):
+def _build_wheel(source: Path, out: Path):  # type: ignore[no-untyped-def]
     import subprocess
     import sys
 
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT / "python")],
-        check=True,
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
+        capture_output=True, text=True,
     )
+
+
+def test_the_built_wheel_bundles_the_jar_its_license_and_complete_metadata(tmp_path: Path):
+    import subprocess
+    import sys
+
+    built = _build_wheel(ROOT / "python", tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert "ttlstore.jars" not in built.stderr, "setuptools warns of package data outside a declared package"
     (wheel,) = tmp_path.glob("ttlstore-*.whl")
-    assert wheel.name.startswith(f"ttlstore-{ttlstore.__version__}-")
+    assert wheel.name == f"ttlstore-{ttlstore.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
-    assert f"ttlstore/jars/ttlstore-{ttlstore.__version__}.jar" in names
-    assert "ttlstore/py.typed" in names
-    assert "ttlstore/log4j2-cli.properties" in names
-    with zipfile.ZipFile(wheel) as z:
         (entry_points,) = [n for n in names if n.endswith("entry_points.txt")]
         assert "ttlstore = ttlstore.cli:main" in z.read(entry_points).decode()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        meta = z.read(metadata).decode()
+    assert f"ttlstore/jars/ttlstore-{ttlstore.__version__}.jar" in names
+    assert {"ttlstore/py.typed", "ttlstore/log4j2-cli.properties"} <= set(names)
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: Apache-2.0" in meta and "Author: ttlstore contributors" in meta
+    assert "Classifier: Programming Language :: Python :: 3" in meta and "Project-URL: Documentation" in meta
+    twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel)], capture_output=True, text=True)
+    assert twine.returncode == 0 and "PASSED" in twine.stdout, twine.stdout + twine.stderr
+
+
+def test_a_wheel_is_never_built_without_the_jar_it_bundles(tmp_path: Path):
+    import shutil
+
+    source = tmp_path / "python"
+    shutil.copytree(ROOT / "python", source, ignore=shutil.ignore_patterns("*.jar", "build", "*.egg-info", "__pycache__"))
+    built = _build_wheel(source, tmp_path / "out")
+    assert built.returncode != 0 and not list((tmp_path / "out").glob("*.whl"))
+    assert f"ttlstore-{ttlstore.__version__}.jar, is missing" in built.stderr + built.stdout
+    assert "make jar" in built.stderr + built.stdout

@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.json4s.{DefaultFormats, Formats, JArray, JString}
+import org.json4s.{JArray, JString}
 
 /**
  * Reads the checkpoint ids Spark's commit log gives the stores under checkpoint format v2: entry
@@ -14,7 +14,6 @@ import org.json4s.{DefaultFormats, Formats, JArray, JString}
  * Spark's order ([[JoinStores]]); every other operator one.
  */
 object CommitLog {
-  private implicit val formats: Formats = DefaultFormats
 
   /** The stores of a stream-stream join, in the order Spark lists their ids. */
   val JoinStores: Seq[String] =
