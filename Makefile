@@ -115,4 +115,4 @@ dist: jar
 	$(PY) -m pip wheel --no-deps --no-build-isolation --quiet -w dist ./python
 
 clean:
-	rm -rf jvm/target target project/target python/ttlstore/jars .build demo-output bench-output dist
+	rm -rf jvm/target target project/target python/ttlstore/jars/*.jar .build demo-output bench-output dist
