@@ -7,9 +7,14 @@ object CheckpointCleaner {
 
   /**
    * Deletes what no retained version needs; `deleteAdopted` deletes the files of the Spark provider
-   * state an adoption record names, once every retained version builds on a newer snapshot.
+   * state an adoption record names, once every retained version builds on a newer snapshot. Never
+   * beside an upload of this store in this JVM ([[StoreLock]]).
    */
-  def clean(files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned = {
+  def clean(files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned =
+    StoreLock.exclusively(files.root)(cleanNow(files, minVersionsToRetain, deleteAdopted))
+
+  private def cleanNow(
+      files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned = {
     val listing = files.listing()
     Retention.plan(listing, minVersionsToRetain, lineageBase(files, listing)) match {
       case None => Cleaned(0, 0, 0)

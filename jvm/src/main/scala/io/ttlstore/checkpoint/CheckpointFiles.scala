@@ -117,22 +117,31 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
 
   /**
    * Uploads the local checkpoint in `localDir` as the snapshot of `version`. SSTs already in
-   * `uploaded` (same local name and size) are reused, the others are uploaded under new unique
-   * names. Returns the manifest and the bytes uploaded.
+   * `uploaded` (same local name and size) and still in the checkpoint are reused, the others are
+   * uploaded under new unique names. Returns the manifest and the bytes uploaded.
+   *
+   * Cleanup may delete a reused SST meanwhile: an upload can run long after its commit, when a newer
+   * query run's instance of the store (in another JVM, beyond [[StoreLock]]) has retired the older
+   * snapshots that referenced it. So once the manifest is visible (from then on cleanup keeps its
+   * SSTs), the reused SSTs that are gone are copied again under the same names.
    */
   def writeSnapshot(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord], localDir: File,
       uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
     ensureDirs()
     val files = Option(localDir.listFiles()).getOrElse(Array.empty[File]).sortBy(_.getName).toSeq
     val (ssts, others) = files.partition(_.getName.endsWith(".sst"))
+    val present = if (uploaded.isEmpty) Set.empty[String] else sstNames()
     var bytes = 0L
+    val reused = ssts.flatMap { f =>
+      uploaded.get(f.getName).filter(s => s.sizeBytes == f.length() && present(s.dfsName)).map(f.getName -> _)
+    }.toMap
     val sstFiles = ssts.map { f =>
-      uploaded.get(f.getName).filter(_.sizeBytes == f.length()).getOrElse {
-        val dfsName = s"${f.getName.stripSuffix(".sst")}-${UUID.randomUUID()}.sst"
-        val crc = copyToCheckpoint(f, sstPath(dfsName))
-        bytes += f.length()
-        SstFile(f.getName, dfsName, f.length(), crc)
-      }
+      reused.getOrElse(f.getName, {
+          val dfsName = s"${f.getName.stripSuffix(".sst")}-${UUID.randomUUID()}.sst"
+          val crc = copyToCheckpoint(f, sstPath(dfsName))
+          bytes += f.length()
+          SstFile(f.getName, dfsName, f.length(), crc)
+        })
     }
     val manifest = SnapshotManifest(FormatVersion, version, numRows, sstFiles,
       System.currentTimeMillis(), ttl, id)
@@ -150,6 +159,13 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       zip.close()
     } catch {
       case NonFatal(e) => out.cancel(); throw e
+    }
+    if (reused.nonEmpty) {
+      val now = sstNames()
+      ssts.filter(f => reused.get(f.getName).exists(s => !now(s.dfsName))).foreach { f =>
+        copyToCheckpoint(f, sstPath(reused(f.getName).dfsName))
+        bytes += f.length()
+      }
     }
     (manifest, bytes + out.committedSize())
   }
@@ -198,6 +214,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   }
 
   def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil
+
+  private def sstNames(): Set[String] = sstFiles().map(_.getPath.getName).toSet
 
   def delete(path: Path): Unit = fm.delete(path)
 

@@ -48,7 +48,8 @@ final class SnapshotUploader(files: CheckpointFiles) {
     job.map { case (p, known) =>
       val start = System.nanoTime()
       try {
-        val (manifest, bytes) = files.writeSnapshot(p.version, p.id, p.numRows, p.ttl, p.dir, known)
+        val (manifest, bytes) =
+          StoreLock.exclusively(files.root)(files.writeSnapshot(p.version, p.id, p.numRows, p.ttl, p.dir, known))
         newest = Some(VersionFile(p.version, p.id))
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
