@@ -29,6 +29,13 @@ class LineageSuite extends AnyFunSuite {
     assert(Lineage.base(items(4, 5), _ => false).left.exists(_.contains("no snapshot")))
   }
 
+  test("a load starts at its base and replays the lineage from there; a gap or a lost base is named") {
+    assert(Lineage.fromBase(items(3, 4, 5), item(6), Set(item(4))) == Right(Some(item(4)) -> items(4, 5, 6)))
+    assert(Lineage.fromBase(items(1, 2), item(3), _ => false) == Right(None -> items(1, 2, 3)))
+    assert(Lineage.fromBase(items(3, 5), item(6), _ => true).isLeft)
+    assert(Lineage.fromBase(items(4, 5), item(6), _ => false).isLeft)
+  }
+
   test("once a snapshot of the lineage exists, the lineage recorded from then on starts there") {
     assert(Lineage.from(items(1, 2, 3, 4), item(3)) == items(3, 4))
     assert(Lineage.from(items(1, 2, 3, 4), item(3, "other")) == items(1, 2, 3, 4))

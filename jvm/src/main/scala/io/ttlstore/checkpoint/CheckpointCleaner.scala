@@ -50,9 +50,8 @@ object CheckpointCleaner {
   private def lineageBase(files: CheckpointFiles, listing: Listing)(file: VersionFile): Long =
     file.id.flatMap { id =>
       scala.util.Try(files.lineageOf(file.version, id)).toOption.flatMap { recorded =>
-        Lineage.of(recorded, LineageItem(file.version, id)).toOption
-          .flatMap(l => Lineage.base(l, i => listing.hasSnapshot(i.version, Some(i.id))).toOption.flatten)
-          .map(_.version)
+        Lineage.fromBase(recorded, LineageItem(file.version, id), i => listing.hasSnapshot(i.version, Some(i.id)))
+          .toOption.map(_._1.fold(0L)(_.version))
       }
     }.getOrElse(0L)
 }

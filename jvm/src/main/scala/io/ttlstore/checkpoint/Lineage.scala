@@ -44,6 +44,16 @@ object Lineage {
         Left(s"no snapshot of its lineage (${lineage.mkString(", ")}) exists, and it does not reach back to version 1")
     }
 
+  /**
+   * [[of]], then [[base]]: where loading `target` starts (None: the empty state) and the lineage from
+   * there to `target`.
+   */
+  def fromBase(recorded: Seq[LineageItem], target: LineageItem, hasSnapshot: LineageItem => Boolean)
+      : Either[String, (Option[LineageItem], Vector[LineageItem])] =
+    of(recorded, target).flatMap { lineage =>
+      base(lineage, hasSnapshot).map(b => b -> lineage.filter(_.version >= b.fold(0L)(_.version)))
+    }
+
   /** The lineage to record from now on once `snapshot` exists: from that snapshot on, if it is in it. */
   def from(lineage: Vector[LineageItem], snapshot: LineageItem): Vector[LineageItem] =
     if (lineage.contains(snapshot)) lineage.dropWhile(_ != snapshot) else lineage

@@ -19,20 +19,17 @@ final class LineageFiles(files: CheckpointFiles) {
    */
   def plan(version: Long, id: Option[String], listing: Listing): (Option[LineageItem], Vector[LineageItem]) = {
     val target = LineageItem(version, id.getOrElse(throw formatMismatch(version, listing, idsAsked = true)))
-    val lineage =
-      if (listing.hasSnapshot(version, id)) Vector(target)
-      else if (listing.hasChangelog(version, id)) {
-        Lineage.of(files.lineageOf(version, target.id), target).fold(why => throw broken(target, why), identity)
-      } else if (!listing.hasCheckpointIds && listing.latest.isDefined) {
+    val recorded =
+      if (listing.hasSnapshot(version, id)) Nil
+      else if (listing.hasChangelog(version, id)) files.lineageOf(version, target.id)
+      else if (!listing.hasCheckpointIds && listing.latest.isDefined) {
         throw formatMismatch(version, listing, idsAsked = true)
       } else {
         throw TtlStoreErrors.versionNotFound(dir, version, listing.latest,
           Some(files.changelogPath(version, id).toString))
       }
-    val base =
-      Lineage.base(lineage, i => listing.hasSnapshot(i.version, Some(i.id))).fold(why => throw broken(target, why),
-        identity)
-    (base, lineage.filter(_.version >= base.fold(0L)(_.version)))
+    Lineage.fromBase(recorded, target, i => listing.hasSnapshot(i.version, Some(i.id)))
+      .fold(why => throw broken(target, why), identity)
   }
 
   /**
