@@ -13,17 +13,27 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_version.py)
 JAR := jvm/target/ttlstore-$(VERSION).jar
+# The Maven artifact io.ttlstore:ttlstore_2.13 in a Maven repository on disk (`make publish-local`).
+MAVEN_REPO := jvm/target/maven-repo
+POM := $(MAVEN_REPO)/io/ttlstore/ttlstore_2.13/$(VERSION)/ttlstore_2.13-$(VERSION).pom
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
 # sbt from its launcher, resolving only from sbt's predefined `maven-central` (project/repositories).
 SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 	-Dsbt.override.build.repos=true -Dsbt.server.forcestart=false -Dsbt.supershell=false \
 	-Dsbt.color=false -Dsbt.log.noformat=true -Dsbt.ci=true -jar $(SBT_LAUNCHER)
+# The jar carries the native filter for linux-x86_64 and linux-aarch64: the other architecture's is
+# built with Debian's cross compiler, and its C tests run under Debian's qemu-user.
+CROSS_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),x86_64,aarch64)
+CROSS_CC := $(CROSS_ARCH)-linux-gnu-gcc
+CROSS_QEMU := qemu-$(CROSS_ARCH)
+CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv jar install dist test lint fmt test-native test-jvm test-python demo bench chaos docs clean
+.PHONY: all venv toolchain jar install publish-local dist test lint fmt test-native test-jvm test-python demo bench chaos docs clean
 
 all: install
 
@@ -45,14 +55,33 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
+# Debian's cross compiler and qemu-user (see CROSS_ARCH), installed with apt-get when missing. Only
+# on Linux: elsewhere the jar carries the host's native filter alone.
+toolchain:
+ifeq ($(shell uname -s),Linux)
+	@command -v $(CROSS_CC) >/dev/null && command -v $(CROSS_QEMU) >/dev/null || { \
+		echo "installing Debian's $(CROSS_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CROSS_PACKAGES) >/dev/null; }
+endif
+
 # The jar is built against the jars of the pyspark in .venv (see build.sbt).
-jar: venv $(SBT_LAUNCHER)
+jar: venv $(SBT_LAUNCHER) toolchain
 	$(SBT) jvm/package
 	mkdir -p python/ttlstore/jars
 	rm -f python/ttlstore/jars/*.jar
 	cp $(JAR) python/ttlstore/jars/
 
 install: jar
+
+# The jar, its sources and its Scaladoc with a pom (Spark, rocksdbjni and Scala `provided`) in the
+# Maven repository $(MAVEN_REPO): spark-submit --packages io.ttlstore:ttlstore_2.13:$(VERSION)
+# --repositories file://$(CURDIR)/$(MAVEN_REPO). Published again only when the jar changed.
+publish-local: jar $(POM)
+
+$(POM): $(JAR)
+	rm -rf $(MAVEN_REPO)
+	$(SBT) jvm/publish
 
 test: lint test-native test-jvm test-python
 
@@ -68,12 +97,21 @@ NATIVE_TEST := jvm/target/native/test_ttl_expiry
 GOLDEN := jvm/src/test/resources/golden
 FUZZ_ITERATIONS ?= 200000
 
-test-native:
+test-native: toolchain
 	mkdir -p $(dir $(NATIVE_TEST))
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all -I$(NATIVE_SRC) \
 		-o $(NATIVE_TEST) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
 	$(NATIVE_TEST) $(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
+ifeq ($(shell uname -s),Linux)
+	# The same tests built for $(CROSS_ARCH), with UndefinedBehaviorSanitizer only (AddressSanitizer's
+	# leak checker fails under qemu-user).
+	$(CROSS_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=undefined -fno-sanitize-recover=all \
+		-I$(NATIVE_SRC) \
+		-o $(NATIVE_TEST)-$(CROSS_ARCH) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
+	$(CROSS_QEMU) -L /usr/$(CROSS_ARCH)-linux-gnu $(NATIVE_TEST)-$(CROSS_ARCH) \
+		$(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
+endif
 
 # ScalaTest, after checking the Scala sources' formatting (.scalafmt.conf; `make fmt` applies it).
 test-jvm: jar
@@ -82,7 +120,7 @@ test-jvm: jar
 fmt: $(SBT_LAUNCHER)
 	$(SBT) jvm/scalafmtAll
 
-test-python: install
+test-python: install publish-local
 	$(PY) -m pytest tests python/ttlstore --doctest-modules -q
 
 demo: install
@@ -109,10 +147,12 @@ bench: install
 docs: venv $(SBT_LAUNCHER)
 	$(SBT) -error "jvm/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md
 
-# The wheel, with the jar it bundles (the build refuses to make one without it), into dist/.
-dist: jar
+# The wheel, with the jar it bundles (the build refuses to make one without it), into dist/, and
+# the Maven artifact into the Maven repository dist/maven/.
+dist: jar publish-local
 	rm -rf dist
 	$(PY) -m pip wheel --no-deps --no-build-isolation --quiet -w dist ./python
+	cp -r $(MAVEN_REPO) dist/maven
 
 clean:
 	rm -rf jvm/target target project/target python/ttlstore/jars/*.jar .build demo-output bench-output dist

@@ -19,27 +19,58 @@ def nativePlatform: String = {
   s"$os-$arch"
 }
 
+/** The environment variable that names another C cross compiler for `platform`. */
+def crossCompilerVariable(platform: String): String =
+  s"CC_${platform.replace('-', '_').toUpperCase(java.util.Locale.ROOT)}"
+
 /**
- * Builds libttlstore_filter.so from jvm/src/main/c with the C compiler ($CC, else cc) and the JNI
- * headers of the JDK that runs sbt; rebuilt only when a source changes.
+ * The platforms the jar carries the native filter for, each with the C compiler that builds it here.
+ * A Linux build makes both linux-x86_64 and linux-aarch64 (Graviton, Ampere: common for Spark
+ * clusters): the host's with $CC (else cc), the other with Debian's cross compiler
+ * (`<arch>-linux-gnu-gcc`, or $CC_LINUX_AARCH64 / $CC_LINUX_X86_64). Elsewhere, only the host's.
+ */
+def nativeTargets: Seq[(String, String)] = {
+  val linux = Seq("linux-x86_64" -> "x86_64-linux-gnu-gcc", "linux-aarch64" -> "aarch64-linux-gnu-gcc")
+  val host = sys.env.getOrElse("CC", "cc")
+  if (!linux.exists(_._1 == nativePlatform)) Seq(nativePlatform -> host)
+  else linux.map { case (platform, cross) =>
+    platform -> (if (platform == nativePlatform) host
+                 else sys.env.getOrElse(crossCompilerVariable(platform), cross))
+  }
+}
+
+/**
+ * Builds libttlstore_filter.so from jvm/src/main/c for every platform of [[nativeTargets]], with the
+ * JNI headers of the JDK that runs sbt (jni_md.h is the same for every Linux on LP64); rebuilt only
+ * when a source changes.
  */
 lazy val nativeFilter = Def.task {
   val src = (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "c"
-  val out = (Compile / resourceManaged).value / "io" / "ttlstore" / "native" / nativePlatform / "libttlstore_filter.so"
+  val native = (Compile / resourceManaged).value / "io" / "ttlstore" / "native"
   val jdk = file(sys.props("java.home"))
   val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
   val log = streams.value.log
-  val build = FileFunction.cached(streams.value.cacheDirectory / "native-filter", FilesInfo.hash) { _ =>
-    IO.createDirectory(out.getParentFile)
-    val cmd = Seq(sys.env.getOrElse("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
-      "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath,
-      (src / "ttl_expiry.c").getPath, (src / "ttl_filter_jni.c").getPath, "-ldl")
-    log.info(cmd.mkString("building the native filter: ", " ", ""))
-    if (scala.sys.process.Process(cmd).! != 0) {
-      sys.error("Building the native TTL filter failed (see the compiler's output above); it needs a C " +
-        "compiler (cc, or $CC) and a JDK with JNI headers.")
-    }
-    Set(out)
+  val targets = nativeTargets
+  // One cache per set of platforms: a build that adds a platform builds them all again.
+  val cache = streams.value.cacheDirectory / targets.map(_._1).mkString("native-filter-", "+", "")
+  val build = FileFunction.cached(cache, FilesInfo.hash) { _ =>
+    targets.map { case (platform, cc) =>
+      val out = native / platform / "libttlstore_filter.so"
+      IO.createDirectory(out.getParentFile)
+      val cmd = Seq(cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
+        "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath,
+        (src / "ttl_expiry.c").getPath, (src / "ttl_filter_jni.c").getPath, "-ldl")
+      log.info(cmd.mkString(s"building the native filter for $platform: ", " ", ""))
+      val exit = try scala.sys.process.Process(cmd).! catch { case _: java.io.IOException => -1 }
+      if (exit != 0) {
+        val how = if (platform == nativePlatform) "a C compiler (cc, or $CC)"
+          else s"the C cross compiler $cc (Debian's package gcc-${cc.stripSuffix("-gcc").replace('_', '-')}, " +
+            s"which `make toolchain` installs; or name another in $$${crossCompilerVariable(platform)})"
+        sys.error(s"Building the native TTL filter for $platform failed (see the compiler's output above); " +
+          s"it needs $how and a JDK with JNI headers.")
+      }
+      out
+    }.toSet
   }
   build(Set(src / "ttl_expiry.c", src / "ttl_expiry.h", src / "ttl_filter_jni.c")).toSeq
 }
@@ -64,8 +95,8 @@ lazy val jvm = (project in file("jvm"))
           "or set SPARK_JARS_DIR to the jars/ folder of a Spark 4.3.0 distribution."))
     },
     Compile / unmanagedJars ++= (sparkJarsDir.value * "*.jar").classpath,
-    // The native TTL filter, built with the C compiler for the platform the build runs on and packed
-    // into the jar under io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform names the same folder).
+    // The native TTL filter for each platform of nativeTargets, packed into the jar under
+    // io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform picks the folder at run time).
     Compile / resourceGenerators += nativeFilter.taskValue,
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // scala-library is a compile dependency only: `package` writes a plain jar of our classes, and
@@ -77,6 +108,42 @@ lazy val jvm = (project in file("jvm"))
       (Compile / target).value / s"ttlstore-${version.value}.jar",
     // The Apache License 2.0, as in the repository's root and the wheel.
     Compile / packageBin / mappings += (ThisBuild / baseDirectory).value / "LICENSE" -> "META-INF/LICENSE",
+    // The Maven artifact io.ttlstore:ttlstore_2.13 (`make publish-local` writes it into the Maven
+    // repository jvm/target/maven-repo). Its pom names Spark's spark-sql, the rocksdbjni Spark ships
+    // and Scala as `provided`: the Spark the jar is loaded into brings them, so `--packages` adds
+    // this jar alone. Their versions are those of the pyspark jars the build compiles against.
+    description := "A Spark Structured Streaming state store that forgets on purpose: state TTL for every " +
+      "classic operator.",
+    licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt")),
+    pomExtra := <developers><developer><name>ttlstore contributors</name></developer></developers>,
+    pomIncludeRepository := (_ => false),
+    publishMavenStyle := true,
+    versionScheme := Some("early-semver"),
+    // Scaladoc's links to private members are not errors in the published documentation.
+    Compile / doc / scalacOptions += "-no-link-warnings",
+    publishTo := Some(Resolver.file("ttlstore-local", target.value / "maven-repo")),
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
+    pomPostProcess := { pom =>
+      val bundled = (sparkJarsDir.value * "*.jar").get.map(_.getName)
+      def versionOf(prefix: String): String =
+        bundled.collectFirst { case n if n.startsWith(prefix) && n.endsWith(".jar") =>
+          n.stripPrefix(prefix).stripSuffix(".jar")
+        }.getOrElse(sys.error(s"pyspark's jars hold no $prefix*.jar"))
+      val provided = Seq(
+        ("org.scala-lang", "scala-library", scalaVersion.value),
+        ("org.apache.spark", s"spark-sql_${scalaBinaryVersion.value}", versionOf(s"spark-sql_${scalaBinaryVersion.value}-")),
+        ("org.rocksdb", "rocksdbjni", versionOf("rocksdbjni-")))
+      val dependencies =
+        <dependencies>{
+          provided.map { case (g, a, v) =>
+            <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId><version>{v}</version><scope>provided</scope></dependency>
+          }
+        }</dependencies>
+      new scala.xml.transform.RuleTransformer(new scala.xml.transform.RewriteRule {
+        override def transform(n: scala.xml.Node): Seq[scala.xml.Node] =
+          if (n.label == "dependencies") dependencies else n
+      }).transform(pom).head
+    },
     Test / fork := true,
     Test / parallelExecution := false,
     Test / baseDirectory := (ThisBuild / baseDirectory).value,

@@ -1,13 +1,17 @@
-"""The wheel as a user gets it: installed into a fresh venv next to pyspark alone, it runs a query."""
+"""ttlstore as a user gets it: the wheel installed into a fresh venv next to pyspark alone, and the
+Maven artifact by its coordinates, each runs a query."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import ttlstore
 
 from conftest import ROOT
 
@@ -20,18 +24,39 @@ QUERY = textwrap.dedent("""
     work = Path(sys.argv[1])
     (work / "in").mkdir()
     (work / "in" / "0.json").write_text("".join(json.dumps({"key": k}) + "\\n" for k in "abca"))
-    spark = ttlstore.configure(SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-                               .config("spark.sql.shuffle.partitions", "1"), ttl="1 hour").getOrCreate()
+    builder = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "1"))
+    if len(sys.argv) > 2:  # by Maven coordinates, from the repository sys.argv[2]
+        builder = builder.config("spark.jars.repositories", sys.argv[2]).config("spark.jars.ivy", str(work / "ivy"))
+        spark = ttlstore.configure(builder, jar=ttlstore.MAVEN_COORDINATES, ttl="1 hour").getOrCreate()
+    else:
+        spark = ttlstore.configure(builder, ttl="1 hour").getOrCreate()
     seen = []
     query = (spark.readStream.schema("key string").json(str(work / "in")).dropDuplicates(["key"]).writeStream
              .foreachBatch(lambda df, _: seen.extend(r.key for r in df.collect()))
              .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
     query.awaitTermination()
     metrics = query.lastProgress["stateOperators"][0]["customMetrics"]
+    jars = spark.sparkContext._jsc.sc().listJars()
     print("RESULT", json.dumps({"keys": sorted(seen), "ttlstore": "ttlstoreCommitLatencyMs" in metrics,
-                                "jar": ttlstore.jar_path()}))
+                                "jar": ttlstore.jar_path(), "jars": [jars.apply(i) for i in range(jars.size())],
+                                "spark.jars": spark.conf.get("spark.jars", "")}))
     spark.stop()
 """)
+
+
+def run_query(python: Path | str, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> dict:
+    """Runs QUERY with `python` in a process of its own; returns what it printed."""
+    script = tmp_path / "query.py"
+    script.write_text(QUERY)
+    (tmp_path / "work").mkdir()
+    ran = subprocess.run([str(python), str(script), str(tmp_path / "work"), *args], capture_output=True, text=True,
+                         timeout=600, env=env, cwd=tmp_path)
+    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
+    result = json.loads(results[0])
+    assert result["keys"] == ["a", "b", "c"] and result["ttlstore"]
+    return result
 
 
 def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore(tmp_path: Path):
@@ -45,17 +70,29 @@ def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore(tmp_p
     installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "pyspark==4.3.0", str(wheel)],
                                capture_output=True, text=True, timeout=900)
     assert installed.returncode == 0, installed.stderr
-    script = tmp_path / "query.py"
-    script.write_text(QUERY)
-    (tmp_path / "work").mkdir()
     # Nothing of the checkout or of the test venv reaches the query: a new HOME, a bare PATH.
     env = {"PATH": "/usr/bin:/bin", "PYSPARK_PYTHON": str(python), "HOME": str(tmp_path)}
     if "JAVA_HOME" in os.environ:
         env["JAVA_HOME"] = os.environ["JAVA_HOME"]
-    ran = subprocess.run([str(python), str(script), str(tmp_path / "work")], capture_output=True, text=True,
-                         timeout=600, env=env, cwd=tmp_path)
-    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
-    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
-    result = json.loads(results[0])
-    assert result["keys"] == ["a", "b", "c"] and result["ttlstore"]
+    result = run_query(python, tmp_path, env=env)
     assert result["jar"].startswith(str(venv)), "the jar comes from the installed wheel, not the checkout"
+
+
+MAVEN_REPO = ROOT / "jvm" / "target" / "maven-repo"
+
+
+def test_the_maven_artifact_by_its_coordinates_runs_a_query_without_the_wheels_jar(tmp_path: Path):
+    """`--packages io.ttlstore:ttlstore_2.13:<version>` from the Maven repository `make publish-local`
+    writes: Spark resolves the artifact alone (its pom names Spark, rocksdbjni and Scala `provided`)."""
+    pom = MAVEN_REPO / "io" / "ttlstore" / "ttlstore_2.13" / ttlstore.__version__ / \
+        f"ttlstore_2.13-{ttlstore.__version__}.pom"
+    assert pom.is_file(), f"{pom} is missing: run `make publish-local` (make test does)"
+    scopes = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>[^<]+</version>\s*<scope>([^<]+)</scope>",
+                        pom.read_text())
+    assert dict(scopes) == {"scala-library": "provided", "spark-sql_2.13": "provided", "rocksdbjni": "provided"}
+    result = run_query(sys.executable, tmp_path, MAVEN_REPO.as_uri())
+    # The one jar Spark added is the artifact from the Ivy cache: not the wheel's, and nothing else.
+    artifact = f"io.ttlstore_ttlstore_2.13-{ttlstore.__version__}.jar"
+    assert len(result["jars"]) == 1 and result["jars"][0].endswith(artifact), result["jars"]
+    (added,) = result["spark.jars"].split(",")
+    assert added.endswith(artifact) and str(tmp_path / "work" / "ivy") in added, added

@@ -26,6 +26,16 @@ def test_the_version_matches_the_bundled_jar():
         assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
 
 
+def test_the_jar_carries_the_native_filter_for_linux_x86_64_and_aarch64_each_built_for_its_machine():
+    machines = {"linux-x86_64": 62, "linux-aarch64": 183}  # ELF e_machine: EM_X86_64, EM_AARCH64
+    with zipfile.ZipFile(ttlstore.jar_path()) as z:
+        for platform, machine in machines.items():
+            library = z.read(f"io/ttlstore/native/{platform}/libttlstore_filter.so")
+            assert library[:4] == b"\x7fELF" and library[4] == 2, f"{platform}: a 64-bit ELF"
+            assert int.from_bytes(library[18:20], "little") == machine, platform
+            assert b"Java_io_ttlstore_store_NativeTtlFilterLib_bind" in library, platform
+
+
 def test_the_jar_carries_the_license():
     with zipfile.ZipFile(ttlstore.jar_path()) as z:
         assert z.read("META-INF/LICENSE").decode() == (ROOT / "LICENSE").read_text()
@@ -38,6 +48,22 @@ def test_ttlstore_jar_prints_the_bundled_jar_for_spark_submit(capsys):
     assert main(["jar"]) == 0
     printed = capsys.readouterr().out.strip()
     assert printed == ttlstore.jar_path() and Path(printed).is_file()
+
+
+def test_ttlstore_jar_coordinates_prints_the_maven_coordinates_for_packages(capsys):
+    from ttlstore.cli import main
+
+    assert main(["jar", "--coordinates"]) == 0
+    assert capsys.readouterr().out.strip() == f"io.ttlstore:ttlstore_2.13:{ttlstore.__version__}"
+    assert ttlstore.MAVEN_COORDINATES == f"io.ttlstore:ttlstore_2.13:{ttlstore.__version__}"
+
+
+def test_configure_takes_a_jar_by_path_and_refuses_a_path_with_no_file(tmp_path: Path):
+    builder = ttlstore.configure(SparkSession.Builder(), jar=ttlstore.jar_path())
+    assert builder._options["spark.jars"] == ttlstore.jar_path()
+    assert "spark.jars.packages" not in builder._options
+    with pytest.raises(FileNotFoundError, match=r"no jar at .*missing\.jar.*ttlstore jar.*io\.ttlstore:ttlstore_2\.13"):
+        ttlstore.configure(SparkSession.Builder(), jar=str(tmp_path / "missing.jar"))
 
 
 def test_the_installed_command_prints_the_same_path():

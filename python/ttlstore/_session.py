@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -25,6 +26,11 @@ from ttlstore.settings import (
 )
 
 _JARS_KEY = "spark.jars"
+_PACKAGES_KEY = "spark.jars.packages"
+
+#: ttlstore's Maven coordinates, for ``spark-submit --packages`` and ``configure(jar=...)``.
+MAVEN_COORDINATES = f"io.ttlstore:ttlstore_2.13:{__version__}"
+_COORDINATES = re.compile(r"[A-Za-z0-9_.\-]+:[A-Za-z0-9_.\-]+:[A-Za-z0-9_.\-]+")
 
 
 def jar_path() -> str:
@@ -173,11 +179,12 @@ def configure(
     builder: SparkSession.Builder,
     *,
     operators: Mapping[OperatorKey, StateTtlConfig] | None = None,
+    jar: str | None = None,
     **options: Any,
 ) -> SparkSession.Builder:
     """Configure a SparkSession builder to keep streaming state in ttlstore.
 
-    Adds the bundled jar to ``spark.jars`` (keeping jars already set there), sets
+    Adds the bundled jar to ``spark.jars`` (keeping jars already set there; ``jar`` picks another), sets
     ``spark.sql.streaming.stateStore.providerClass`` to ttlstore's provider, adds ttlstore's
     session extension (which checks TTL settings against each query's operators when it starts)
     to ``spark.sql.extensions``, and sets any ttlstore options given. JVM settings only take
@@ -186,12 +193,17 @@ def configure(
     :param builder: the builder to configure; it is returned, so calls chain.
     :param operators: TTL per stateful operator, ``{operator_id: StateTtlConfig}``, or per store,
         ``{(operator_id, store_name): StateTtlConfig}``; these win over the global options.
+    :param jar: where Spark loads ttlstore from: the path of a ttlstore jar (added to
+        ``spark.jars``), or Maven coordinates such as :data:`MAVEN_COORDINATES` (added to
+        ``spark.jars.packages``; set ``spark.jars.repositories`` on the builder for a repository
+        other than Spark's defaults). Default: the jar bundled with this package.
     :param options: ttlstore options, see :data:`ttlstore.settings.OPTIONS`: ``ttl`` (``timedelta``,
         ``"10 minutes"`` or milliseconds), ``update_type``, ``state_visibility``,
         ``time_characteristic``, ``event_time_column``, and the storage settings.
     :raises TypeError: if ``builder`` is not a ``SparkSession.Builder``, or an option is unknown
         or has the wrong type.
     :raises ValueError: if an option's value is not allowed (a negative TTL, an unknown enum name).
+    :raises FileNotFoundError: if ``jar`` is a path with no file.
 
     Example::
 
@@ -206,10 +218,11 @@ def configure(
             "ttlstore.configure() takes a SparkSession.Builder (SparkSession.builder), "
             f"got {type(builder).__name__}"
         )
-    _check_no_session_without_the_jar()
+    key, source = _jar_setting(jar)
+    _check_no_session_without_the_jar(key, source)
     settings = spark_options(**options)
     settings.update(operator_options(operators or {}))
-    builder = builder.config(_JARS_KEY, _append(builder, _JARS_KEY, jar_path()))
+    builder = builder.config(key, _append(builder, key, source))
     builder = builder.config(EXTENSIONS_KEY, _append(builder, EXTENSIONS_KEY, EXTENSIONS_CLASS))
     builder = builder.config(PROVIDER_CLASS_KEY, PROVIDER_CLASS)
     for key, value in settings.items():
@@ -217,15 +230,32 @@ def configure(
     return builder
 
 
-def _check_no_session_without_the_jar() -> None:
+def _jar_setting(jar: str | None) -> tuple[str, str]:
+    """The Spark setting that loads ttlstore from ``jar`` (see :func:`configure`), and its item."""
+    if jar is None:
+        return _JARS_KEY, jar_path()
+    if not isinstance(jar, str):
+        raise TypeError(f"configure(jar=...) takes a path or Maven coordinates, got {type(jar).__name__}: {jar!r}")
+    if _COORDINATES.fullmatch(jar) and "/" not in jar:
+        return _PACKAGES_KEY, jar
+    path = Path(jar.removeprefix("file:")).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"configure(jar=...): no jar at {jar}. Pass the path of a ttlstore jar (`ttlstore jar` prints the "
+            f"bundled one), Maven coordinates such as {MAVEN_COORDINATES}, or leave jar out for the bundled jar."
+        )
+    return _JARS_KEY, str(path.resolve())
+
+
+def _check_no_session_without_the_jar(key: str, source: str) -> None:
     """Refuse to configure a builder whose getOrCreate() would return a running session that lacks
-    the jar: Spark reads ``spark.jars`` only when its JVM starts, so every stateful query would then
-    fail with a bare ClassNotFoundException for the provider."""
+    the jar: Spark reads ``spark.jars`` (and ``spark.jars.packages``) only when its JVM starts, so
+    every stateful query would then fail with a bare ClassNotFoundException for the provider."""
     context = SparkContext._active_spark_context
     if context is None:
         return
-    jars = context.getConf().get(_JARS_KEY, "") or ""
-    if jar_path() not in [j.strip() for j in jars.split(",")]:
+    jars = context.getConf().get(key, "") or ""
+    if source not in [j.strip() for j in jars.split(",")]:
         raise RuntimeError(
             "A SparkSession is already running in this process without the ttlstore jar, and Spark "
             "loads jars only when its JVM starts, so ttlstore.configure() cannot take effect. Call "

@@ -71,18 +71,23 @@ def _parser() -> argparse.ArgumentParser:
     move.add_argument("--force", action="store_true",
                       help="migrate although the last batch has offsets but no commit (it re-runs on ttlstore)")
     move.add_argument("--json", action="store_true", help="print JSON (for scripts)")
-    commands.add_parser(
+    jar = commands.add_parser(
         "jar",
         help="print the path of the bundled jar",
         description='For spark-submit and other JVM launchers: spark-submit --jars "$(ttlstore jar)" ... '
         "together with --conf spark.sql.streaming.stateStore.providerClass=io.ttlstore.TtlStateStoreProvider.",
     )
+    jar.add_argument("--coordinates", action="store_true",
+                     help="print ttlstore's Maven coordinates instead (for spark-submit --packages)")
     return parser
 
 
-def _jar() -> int:
-    from ttlstore._session import jar_path
+def _jar(coordinates: bool) -> int:
+    from ttlstore._session import MAVEN_COORDINATES, jar_path
 
+    if coordinates:
+        print(MAVEN_COORDINATES)
+        return 0
     try:
         print(jar_path())
     except FileNotFoundError as e:
@@ -131,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return _migrate(args)
     if args.command == "jar":
-        return _jar()
+        return _jar(args.coordinates)
     problem = _not_a_local_checkpoint(args.checkpoint)
     if problem:
         print(f"ttlstore inspect: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
