@@ -1,0 +1,55 @@
+"""ttlstore on real executors: Spark's local-cluster master runs two executors in JVMs of their own.
+
+The query runs in a process of its own (tests/cluster/local_cluster.py), since a process holds one
+SparkContext. Each round is a new query run on the same checkpoint, so the stores are loaded again
+wherever Spark places them; in one round an executor JVM is killed with SIGKILL while the stateful
+stage runs, and its stores are rebuilt on the other executors from the checkpoint. The output of
+every round must equal that of Spark's HDFS provider on the same input, with no kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspark
+
+from conftest import ROOT
+
+
+def spark_home(tmp_path: Path) -> Path:
+    """A Spark home for the cluster: pyspark's bin/ and jars/, linked, and its own work/ directory,
+    where the local-cluster worker keeps each executor's logs (in pyspark's package they would pile up)."""
+    home = tmp_path / "spark-home"
+    home.mkdir()
+    for part in ("bin", "jars"):
+        (home / part).symlink_to(Path(pyspark.__file__).parent / part)
+    return home
+
+
+def run_cluster(tmp_path: Path) -> dict:
+    env = {**os.environ, "SPARK_HOME": str(spark_home(tmp_path))}
+    ran = subprocess.run([sys.executable, str(ROOT / "tests" / "cluster" / "local_cluster.py"), str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path)
+    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(results) == 1, ran.stdout[-3000:] + ran.stderr[-5000:]
+    return json.loads(results[0])
+
+
+def test_on_separate_executor_jvms_with_one_killed_mid_batch_every_round_equals_spark_hdfs_provider(tmp_path: Path):
+    result = run_cluster(tmp_path)
+    for name in ("dedup", "count"):
+        hdfs, ours = result[name]["hdfs"]["outputs"], result[name]["ttlstore"]["outputs"]
+        assert len(ours) == len(hdfs) == 6
+        for index, (theirs, mine) in enumerate(zip(hdfs, ours, strict=True)):
+            assert mine == theirs, f"{name}, round {index}"
+    killed = result["dedup"]["ttlstore"]["killed"]
+    assert killed.get("tasks_lost"), f"the killed executor was running tasks of the stateful stage: {killed}"
+    stores = result["executors_by_store"]
+    dedup = {store: executors for store, executors in stores.items() if "/dedup-ttlstore-checkpoint/" in store}
+    assert len(dedup) == 4, stores
+    assert len({e for executors in stores.values() for e in executors}) == 3, f"two executors, and one after the kill: {stores}"
+    assert any(len(executors) > 1 for executors in dedup.values()), f"a store moved to another executor: {stores}"
