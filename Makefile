@@ -55,6 +55,23 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
+# Hadoop's HDFS mini cluster, for the tests that keep checkpoints on HDFS: hadoop-client-minicluster
+# of the Hadoop version whose client jars pyspark ships, and the JUnit API it needs beside them.
+MINICLUSTER := .build/minicluster
+MINICLUSTER_EXTRAS := org.junit.jupiter:junit-jupiter-api:5.11.4 org.junit.platform:junit-platform-commons:1.11.4 \
+	org.opentest4j:opentest4j:1.3.0 org.apiguardian:apiguardian-api:1.1.2
+$(MINICLUSTER)/.fetched: $(VENV)/.installed
+	rm -rf $(MINICLUSTER).tmp
+	mkdir -p $(MINICLUSTER).tmp
+	hadoop=$$(ls $(VENV)/lib/python3*/site-packages/pyspark/jars | sed -n 's/^hadoop-client-api-\(.*\)\.jar$$/\1/p'); \
+	for artifact in org.apache.hadoop:hadoop-client-minicluster:$$hadoop $(MINICLUSTER_EXTRAS); do \
+		mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+			-Dartifact=$$artifact -DoutputDirectory=$(MINICLUSTER).tmp || exit 1; \
+	done
+	rm -rf $(MINICLUSTER)
+	mv $(MINICLUSTER).tmp $(MINICLUSTER)
+	touch $@
+
 # Debian's cross compiler and qemu-user (see CROSS_ARCH), installed with apt-get when missing. Only
 # on Linux: elsewhere the jar carries the host's native filter alone.
 toolchain:
@@ -120,7 +137,7 @@ test-jvm: jar
 fmt: $(SBT_LAUNCHER)
 	$(SBT) jvm/scalafmtAll
 
-test-python: install publish-local
+test-python: install publish-local $(MINICLUSTER)/.fetched
 	$(PY) -m pytest tests python/ttlstore --doctest-modules -q
 
 demo: install

@@ -127,8 +127,9 @@ def plans_of(query_set: str, source):  # type: ignore[no-untyped-def]
     }
 
 
-def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic") -> None:
-    """The driver: runs the queries until every input file is processed (resuming their checkpoints)."""
+def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic", checkpoints: str | None = None) -> None:
+    """The driver: runs the queries until every input file is processed (resuming their checkpoints,
+    below `checkpoints`: a URI, by default `work/checkpoints`)."""
     from pyspark.sql import functions as F
 
     import ttlstore
@@ -165,7 +166,7 @@ def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic
         return write
 
     queries = [df.writeStream.outputMode(mode).foreachBatch(sink(name))
-               .option("checkpointLocation", str(work / "checkpoints" / name)).start()
+               .option("checkpointLocation", f"{checkpoints or work / 'checkpoints'}/{name}").start()
                for name, (df, mode) in plans.items()]
     print("STARTED", flush=True)
     for q in queries:
@@ -205,12 +206,13 @@ def restarted_counts(work: Path) -> int:
 
 
 def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_delay: float = 8.0,
-        timeout: float = 600.0, query_set: str = "classic") -> dict:
-    """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments."""
+        timeout: float = 600.0, query_set: str = "classic", checkpoints: str | None = None) -> dict:
+    """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments.
+    `checkpoints`: where the checkpoints go (a URI), by default `work/checkpoints`."""
     rng = random.Random(seed)
     delays = []
     argv = ([sys.executable, __file__, "drive", str(work), provider, f"--queries={query_set}"]
-            + [f"--conf={c}" for c in confs])
+            + [f"--conf={c}" for c in confs] + ([f"--checkpoints={checkpoints}"] if checkpoints else []))
     while True:
         killing = len(delays) < kills
         with open(work / "driver.log", "a") as log:
@@ -315,6 +317,7 @@ def main() -> None:
     d.add_argument("provider")
     d.add_argument("--conf", action="append", default=[])
     d.add_argument("--queries", choices=QUERY_SETS, default="classic")
+    d.add_argument("--checkpoints", help="where the checkpoints go (a URI); default WORK/checkpoints")
     c = sub.add_parser("chaos", help="the long loop of `make chaos`")
     c.add_argument("--kills", type=int, default=70, help="kills per variant")
     c.add_argument("--seed", type=int, default=1)
@@ -326,7 +329,7 @@ def main() -> None:
                    help="the document whose crash-loop section is rewritten")
     args = parser.parse_args()
     if args.command == "drive":
-        drive(args.work, args.provider, args.conf, args.queries)
+        drive(args.work, args.provider, args.conf, args.queries, args.checkpoints)
         return
     report = chaos(args.out, args.kills, args.seed, args.files, args.rows, args.keys)
     (args.out.parent / "chaos.json").write_text(json.dumps(report, indent=2))

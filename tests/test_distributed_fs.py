@@ -1,0 +1,85 @@
+"""Checkpoints on a distributed file system: HDFS, from Hadoop's own mini cluster.
+
+The mini cluster (hadoop-client-minicluster of the Hadoop version whose client jars pyspark ships,
+fetched by `make test` into .build/minicluster) runs in a JVM of its own for the module. ttlstore
+writes there through Spark's CheckpointFileManager, as Spark's own providers do: every file is
+written aside and renamed into place, so a writer killed halfway leaves nothing a load would trust.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyspark
+import pytest
+from chaos import crash_loop
+from pyspark.sql import SparkSession
+from test_crash_loop import FILES, KEYS, ROWS, SEED, run_without_faults
+
+from conftest import ROOT
+
+MINICLUSTER = ROOT / ".build" / "minicluster"
+
+
+@pytest.fixture(scope="module")
+def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URI of a running HDFS (one name node, one data node) on this machine."""
+    assert (MINICLUSTER / ".fetched").is_file(), f"{MINICLUSTER} is missing: `make test` fetches it"
+    work = tmp_path_factory.mktemp("hdfs")
+    details = work / "details.json"
+    java = Path(os.environ["JAVA_HOME"], "bin", "java") if "JAVA_HOME" in os.environ else "java"
+    jars = Path(pyspark.__file__).parent / "jars"
+    with open(work / "minicluster.log", "w") as log:
+        process = subprocess.Popen(
+            [str(java), f"-Dtest.build.data={work / 'data'}", "-cp", f"{MINICLUSTER}/*:{jars}/*",
+             "org.apache.hadoop.test.MiniDFSClusterManager", "-format", "-writeDetails", str(details)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not details.is_file():
+            assert process.poll() is None and time.monotonic() < deadline, (work / "minicluster.log").read_text()[-3000:]
+            time.sleep(0.2)
+        yield f"hdfs://localhost:{json.loads(details.read_text())['namenode_port']}"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def files_below(spark: SparkSession, uri: str) -> list[str]:
+    """Every file below `uri`, listed through Hadoop's FileSystem API."""
+    jvm = spark._jvm
+    fs = jvm.org.apache.hadoop.fs.FileSystem.get(jvm.java.net.URI(uri), spark._jsc.hadoopConfiguration())
+    listed = fs.listFiles(jvm.org.apache.hadoop.fs.Path(uri), True)
+    found = []
+    while listed.hasNext():
+        found.append(listed.next().getPath().toString())
+    return found
+
+
+def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_what_spark_hdfs_provider_does(
+    spark: SparkSession, tmp_path: Path, hdfs: str
+):
+    variant = crash_loop.VARIANTS["TTL off"]
+    reference = run_without_faults(tmp_path / "reference", variant)
+    work = tmp_path / "killed"
+    crash_loop.write_input(work / "input", SEED, FILES, ROWS, KEYS)
+
+    kills = crash_loop.run(work, crash_loop.TTL_PROVIDER, list(variant.confs), kills=1, seed=SEED,
+                           query_set=variant.query_set, checkpoints=f"{hdfs}/killed")
+
+    assert kills["kills"] == 1, kills
+    got = crash_loop.results(work, variant.query_set)
+    assert set(got) == set(reference)
+    for query in reference:
+        assert reference[query], f"{query} produced nothing: the comparison would prove nothing"
+        assert got[query] == reference[query], (query, kills)
+    stored = files_below(spark, f"{hdfs}/killed")
+    for kind in (".changelog", ".snapshot", ".sst"):
+        assert any("/ttlstore/" in f and f.endswith(kind) for f in stored), f"no ttlstore {kind} on HDFS: {stored[:20]}"
+    assert not list(work.glob("checkpoints")), "nothing was checkpointed on the local disk"
