@@ -22,6 +22,8 @@ from chaos import crash_loop
 from pyspark.sql import SparkSession
 from test_crash_loop import FILES, KEYS, ROWS, SEED, run_without_faults
 
+from ttlstore.cli import main
+
 from conftest import ROOT
 
 MINICLUSTER = ROOT / ".build" / "minicluster"
@@ -63,7 +65,7 @@ def files_below(spark: SparkSession, uri: str) -> list[str]:
 
 
 def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_what_spark_hdfs_provider_does(
-    spark: SparkSession, tmp_path: Path, hdfs: str
+    spark: SparkSession, tmp_path: Path, hdfs: str, capsys: pytest.CaptureFixture[str]
 ):
     variant = crash_loop.VARIANTS["TTL off"]
     reference = run_without_faults(tmp_path / "reference", variant)
@@ -83,3 +85,14 @@ def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_wha
     for kind in (".changelog", ".snapshot", ".sst"):
         assert any("/ttlstore/" in f and f.endswith(kind) for f in stored), f"no ttlstore {kind} on HDFS: {stored[:20]}"
     assert not list(work.glob("checkpoints")), "nothing was checkpointed on the local disk"
+
+    # `ttlstore inspect` reads it where it is, with the Hadoop settings given as spark-submit takes them.
+    assert main(["inspect", "/killed/dropDuplicates", "--json", "--conf", f"spark.hadoop.fs.defaultFS={hdfs}"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["provider"] == crash_loop.TTL_PROVIDER
+    [store] = report["operators"][0]["stores"]
+    # Its rows: every row the query emitted, and the one of the two FLUSH events (same key and value)
+    # that the results leave out.
+    assert store["files"] == ["ttlstore"] and store["rows"] == len(got["dropDuplicates"]) + 1, store
+    assert main(["inspect", "/killed/dropDuplicates", "--conf", "fs.defaultFS"]) == 2
+    assert "--conf takes KEY=VALUE, got 'fs.defaultFS'" in capsys.readouterr().err

@@ -15,19 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyspark
+from cluster.executors import spark_home
 
 from conftest import ROOT
-
-
-def spark_home(tmp_path: Path) -> Path:
-    """A Spark home for the cluster: pyspark's bin/ and jars/, linked, and its own work/ directory,
-    where the local-cluster worker keeps each executor's logs (in pyspark's package they would pile up)."""
-    home = tmp_path / "spark-home"
-    home.mkdir()
-    for part in ("bin", "jars"):
-        (home / part).symlink_to(Path(pyspark.__file__).parent / part)
-    return home
 
 
 def run_cluster(tmp_path: Path) -> dict:

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,10 +75,13 @@ def inspect_checkpoint_offline(
     *,
     scan: bool = True,
     progress: Progress | None = None,
+    hadoop_conf: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """:func:`inspect_checkpoint` without a Spark session: in a plain JVM started with the jars of
     the installed pyspark and ttlstore's jar (``io.ttlstore.InspectMain``), found through
-    ``JAVA_HOME`` or ``java`` on the ``PATH``.
+    ``JAVA_HOME`` or ``java`` on the ``PATH``. ``checkpoint`` may be any URI Hadoop reads
+    (``hdfs://``, ``s3a://``, ``file:``); ``hadoop_conf`` gives the Hadoop settings to read it with
+    (``fs.defaultFS``, credentials; a ``spark.hadoop.`` prefix is taken off, as Spark does).
 
     :raises InspectError: as :func:`inspect_checkpoint`, and when no Java can be found.
     """
@@ -95,6 +98,8 @@ def inspect_checkpoint_offline(
     classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path()])
     command = [java, "-Xss4m", f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath,
                "io.ttlstore.InspectMain", os.fspath(checkpoint)] + ([] if scan else ["--quick"])
+    for key, value in (hadoop_conf or {}).items():
+        command += ["--conf", f"{key}={value}"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as jvm:
         assert jvm.stdout is not None
         lines = (json.loads(line) for line in jvm.stdout if line.startswith("{"))

@@ -47,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
         "legacy rows, bytes on disk, the TTL settings in force, the provider and ttlstore's format version. "
         "Reads only.",
     )
-    inspect.add_argument("checkpoint", help="the query's checkpointLocation")
+    inspect.add_argument("checkpoint", help="the query's checkpointLocation: a path, or any URI Hadoop reads "
+                         "(hdfs://, s3a://, file:)")
+    inspect.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                         help="a Hadoop setting to read the checkpoint with, as spark-submit takes it "
+                         "(spark.hadoop.fs.defaultFS=hdfs://nn:8020, fs.s3a.endpoint=...); repeatable")
     inspect.add_argument("--json", action="store_true", help="print JSON (for scripts) instead of a table")
     inspect.add_argument(
         "--quick", action="store_true",
@@ -137,14 +141,21 @@ def main(argv: list[str] | None = None) -> int:
         return _migrate(args)
     if args.command == "jar":
         return _jar(args.coordinates)
-    problem = _not_a_local_checkpoint(args.checkpoint)
+    hadoop_conf = dict(c.partition("=")[::2] for c in args.conf)
+    bad = [c for c in args.conf if "=" not in c or not c.partition("=")[0]]
+    if bad:
+        print(f"ttlstore inspect: --conf takes KEY=VALUE, got {bad[0]!r}.", file=sys.stderr)
+        return 2
+    default_fs = {k.removeprefix("spark.hadoop.") for k in hadoop_conf} & {"fs.defaultFS", "fs.default.name"}
+    problem = None if default_fs else _not_a_local_checkpoint(args.checkpoint)
     if problem:
         print(f"ttlstore inspect: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
         return 2
     show_bar = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     try:
         bar = _Bar(sys.stderr, enabled=show_bar and not args.quick)
-        report = inspect_checkpoint_offline(args.checkpoint, scan=not args.quick, progress=bar)
+        report = inspect_checkpoint_offline(args.checkpoint, scan=not args.quick, progress=bar,
+                                            hadoop_conf=hadoop_conf)
     except InspectError as e:
         print(f"ttlstore inspect: {e}", file=sys.stderr)
         return 2

@@ -157,6 +157,11 @@ def kill_group(child) -> None:  # type: ignore[no-untyped-def]
     child.wait()
 
 
+def conf_args(settings: dict[str, str]) -> list[str]:
+    """Spark settings as the bench scripts take them: --conf KEY=VALUE ..."""
+    return [a for k, v in settings.items() for a in ("--conf", f"{k}={v}")]
+
+
 def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str = __file__) -> dict:
     """Runs `script` (this one unless named) with `argv` in a new process (so a new JVM) and returns its
     `RESULT` line's JSON.

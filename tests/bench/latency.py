@@ -92,7 +92,7 @@ def measure(providers: dict, chosen: list[str], out: Path) -> list[dict]:
         _label, provider_class, extra = providers[provider]
         out.mkdir(parents=True, exist_ok=True)
         checkpoint = tempfile.mkdtemp(prefix="latency-", dir=out)
-        common = [provider_class, "--checkpoint", checkpoint] + [a for k, v in extra.items() for a in ("--conf", f"{k}={v}")]
+        common = [provider_class, "--checkpoint", checkpoint] + ladder.conf_args(extra)
         build = ladder.run_in_subprocess(["build", *common], script=__file__)
         restart = ladder.run_in_subprocess(["restart", *common], script=__file__)
         shutil.rmtree(checkpoint, ignore_errors=True)

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import bounded_memory
+import executor_loss
 import ladders
 import latency
 import ttl_cost
@@ -65,9 +66,9 @@ PROVIDERS = {
     "ttlstore-v2": ("ttlstore, format v2", "io.ttlstore.TtlStateStoreProvider",
                     {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}),
 }
-WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "ttlcost")
+WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "ttlcost")
 # Workloads with their own runner and result file (bench-output/<name>.json).
-SEPARATE = ("ladder", "memory", "latency", "ttlcost")
+SEPARATE = ("ladder", "memory", "latency", "executorloss", "ttlcost")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 LATENCY_ONLY = ("rocksdb-changelog-v2", "ttlstore-v2")
@@ -253,6 +254,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += ladder_report(args)
     lines += separate_report("memory", bounded_memory.report)
     lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS))
+    lines += separate_report("executorloss", lambda results: executor_loss.report(results, PROVIDERS))
     lines += separate_report("ttlcost", ttl_cost.report)
     lines += overhead_report()
     lines += churn_report(results, args)
@@ -496,6 +498,9 @@ def main() -> None:
         (OUT / "memory.json").write_text(json.dumps(bounded_memory.run_all(PROVIDERS, OUT), indent=2))
     if "latency" in args.workloads:
         (OUT / "latency.json").write_text(json.dumps(latency.measure(PROVIDERS, args.providers, OUT / "latency"), indent=2))
+    if "executorloss" in args.workloads:
+        (OUT / "executorloss.json").write_text(
+            json.dumps(executor_loss.measure(PROVIDERS, args.providers, OUT / "executorloss"), indent=2))
     if "ttlcost" in args.workloads:
         (OUT / "ttlcost.json").write_text(json.dumps(ttl_cost.measure(OUT / "ttlcost"), indent=2))
     for workload in (w for w in args.workloads if w not in SEPARATE):

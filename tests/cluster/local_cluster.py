@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import signal
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+from executors import executors_by_store, kill_during_stage, tasks_unfinished
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -52,35 +49,7 @@ def slow(key: str) -> str:
     return key
 
 
-def executors(app_id: str) -> list[tuple[int, str]]:
-    """The executor JVMs of the application: (pid, executor id)."""
-    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
-    return [(int(line.split()[0]), re.search(r"--executor-id (\S+)", line).group(1)) for line in out.splitlines()
-            if "CoarseGrainedExecutorBackend" in line and app_id in line]
-
-
-def kill_during_stateful_stage(spark: SparkSession, worker_dir: Path, killed: dict) -> None:
-    """Kills -9 an executor that is running a task of the stateful stage (the one of PARTITIONS
-    tasks), as its log shows, half a second after the task started."""
-    tracker = spark.sparkContext.statusTracker()
-    app = spark.sparkContext.applicationId
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        for stage in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage)
-            if not info or info.numTasks != PARTITIONS:
-                continue
-            for pid, executor in executors(app):
-                if tasks_lost(worker_dir, executor, stage):
-                    time.sleep(0.5)
-                    os.kill(pid, signal.SIGKILL)
-                    killed.update(pid=pid, executor=executor, stage=stage)
-                    return
-        time.sleep(0.05)
-
-
 def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_round: int | None) -> dict:
-    worker_dir = Path(os.environ["SPARK_HOME"]) / "work"
     mode, build = QUERIES[name]
     label = "ttlstore" if provider == ttlstore.settings.PROVIDER_CLASS else "hdfs"
     source, checkpoint = work / f"{name}-{label}-input", work / f"{name}-{label}-checkpoint"
@@ -99,7 +68,7 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
                  .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
         killer = None
         if r == kill_round:
-            killer = threading.Thread(target=kill_during_stateful_stage, args=(spark, worker_dir, killed))
+            killer = threading.Thread(target=lambda: killed.update(kill_during_stage(spark, PARTITIONS)))
             killer.start()
         start = time.monotonic()
         query.awaitTermination()
@@ -109,24 +78,6 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
             killed["batch_seconds"] = time.monotonic() - start
         outputs.append(sorted(emitted))
     return {"outputs": outputs, "killed": killed, "seconds": seconds}
-
-
-def executors_by_store(worker_dir: Path) -> dict[str, list[str]]:
-    """The executors that initialized each ttlstore store (by its checkpoint directory), from their logs."""
-    found: dict[str, set[str]] = {}
-    for log in worker_dir.glob("app-*/*/stderr"):
-        for m in re.finditer(r"Initialized ttlstore for StateStoreId\[[^\]]*\] in \S+ \(checkpoint (\S+)\)",
-                             log.read_text(errors="replace")):
-            found.setdefault(m.group(1), set()).add(log.parent.name)
-    return {store: sorted(executors) for store, executors in sorted(found.items())}
-
-
-def tasks_lost(worker_dir: Path, executor: str, stage: int) -> list[str]:
-    """The tasks of `stage` that `executor` started and did not finish (yet), from its log."""
-    log = "\n".join(p.read_text(errors="replace") for p in worker_dir.glob(f"app-*/{executor}/stderr"))
-    started = set(re.findall(rf"Running task (\S+) in stage {stage}\.\d+ ", log))
-    finished = set(re.findall(rf"Finished task (\S+) in stage {stage}\.\d+ ", log))
-    return sorted(started - finished)
 
 
 def main() -> None:
@@ -148,11 +99,10 @@ def main() -> None:
                                    args.kill_round if name == "dedup" else None),
         }
     spark.stop()
-    work = Path(os.environ["SPARK_HOME"]) / "work"
-    result["executors_by_store"] = executors_by_store(work)
+    result["executors_by_store"] = executors_by_store()
     killed = result["dedup"]["ttlstore"]["killed"]
     if killed:
-        killed["tasks_lost"] = tasks_lost(work, killed["executor"], killed["stage"])
+        killed["tasks_lost"] = tasks_unfinished(killed["executor"], killed["stage"])
     print("RESULT " + json.dumps(result))
 
 

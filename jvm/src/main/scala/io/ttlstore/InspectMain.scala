@@ -10,7 +10,9 @@ import io.ttlstore.errors.TtlStoreException
 
 /**
  * `ttlstore inspect` without a Spark session: `java -cp <pyspark's jars>:<ttlstore jar>
- * io.ttlstore.InspectMain CHECKPOINT [--quick]`. It prints JSON lines, the overview first, then one
+ * io.ttlstore.InspectMain CHECKPOINT [--quick] [--conf KEY=VALUE]...`. CHECKPOINT is any URI
+ * Hadoop reads (`hdfs://`, `s3a://`, `file:`, a plain path), with the Hadoop settings `--conf` gives
+ * (`spark.hadoop.` is taken off, as Spark does). It prints JSON lines, the overview first, then one
  * line per store partition as it is read (the CLI's progress bar follows them):
  * {{{
  *   {"overview": {...}}
@@ -22,17 +24,21 @@ import io.ttlstore.errors.TtlStoreException
  */
 object InspectMain {
   private implicit val formats: Formats = DefaultFormats
+  private val Usage = "usage: InspectMain CHECKPOINT [--quick] [--conf KEY=VALUE]..."
+
+  private final case class Args(checkpoint: Option[String] = None, scan: Boolean = true,
+      conf: Seq[(String, String)] = Nil)
 
   def main(args: Array[String]): Unit = {
-    val (flags, paths) = args.toSeq.partition(_.startsWith("--"))
-    val checkpoint = paths.headOption.getOrElse(fail("usage: InspectMain CHECKPOINT [--quick]"))
-    val scan = !flags.contains("--quick")
+    val parsed = parse(args.toList, Args())
+    val checkpoint = parsed.checkpoint.getOrElse(fail(Usage))
     val hadoopConf = new Configuration()
+    parsed.conf.foreach { case (k, v) => hadoopConf.set(k, v) }
     try {
       val overview = CheckpointInspector.readOverview(checkpoint, hadoopConf)
       emit(Map("overview" -> overview))
       for (op <- overview.operators; store <- op.stores; p <- store.partitions) {
-        val report = CheckpointInspector.readStore(checkpoint, op.id, store.name, p, scan, hadoopConf)
+        val report = CheckpointInspector.readStore(checkpoint, op.id, store.name, p, parsed.scan, hadoopConf)
         emit(Map("operator" -> op.id, "store" -> store.name, "report" -> report))
       }
     } catch {
@@ -41,6 +47,21 @@ object InspectMain {
     }
     System.out.flush()
     sys.exit(0)
+  }
+
+  @scala.annotation.tailrec
+  private def parse(args: List[String], acc: Args): Args = args match {
+    case Nil => acc
+    case "--quick" :: rest => parse(rest, acc.copy(scan = false))
+    case "--conf" :: setting :: rest =>
+      setting.split("=", 2) match {
+        case Array(key, value) if key.nonEmpty =>
+          parse(rest, acc.copy(conf = acc.conf :+ (key.stripPrefix("spark.hadoop.") -> value)))
+        case _ => fail(s"--conf takes KEY=VALUE, got '$setting'")
+      }
+    case flag :: _ if flag.startsWith("--") => fail(Usage)
+    case path :: rest if acc.checkpoint.isEmpty => parse(rest, acc.copy(checkpoint = Some(path)))
+    case _ => fail(Usage)
   }
 
   private def emit(line: Map[String, Any]): Unit = {
