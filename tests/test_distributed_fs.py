@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pyspark
 import pytest
+from bench.ladder import kill_group
 from chaos import crash_loop
 from pyspark.sql import SparkSession
 from test_crash_loop import FILES, KEYS, ROWS, SEED, run_without_faults
@@ -49,8 +49,7 @@ def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield f"hdfs://localhost:{json.loads(details.read_text())['namenode_port']}"
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_group(process)
 
 
 def files_below(spark: SparkSession, uri: str) -> list[str]:

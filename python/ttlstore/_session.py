@@ -218,11 +218,11 @@ def configure(
             "ttlstore.configure() takes a SparkSession.Builder (SparkSession.builder), "
             f"got {type(builder).__name__}"
         )
-    key, source = _jar_setting(jar)
-    _check_no_session_without_the_jar(key, source)
+    jar_key, jar_source = _jar_setting(jar)
+    _check_no_session_without_the_jar(jar_key, jar_source)
     settings = spark_options(**options)
     settings.update(operator_options(operators or {}))
-    builder = builder.config(key, _append(builder, key, source))
+    builder = builder.config(jar_key, _append(builder, jar_key, jar_source))
     builder = builder.config(EXTENSIONS_KEY, _append(builder, EXTENSIONS_KEY, EXTENSIONS_CLASS))
     builder = builder.config(PROVIDER_CLASS_KEY, PROVIDER_CLASS)
     for key, value in settings.items():
