@@ -23,6 +23,9 @@ LAYERS: dict[str, set[str]] = {
     "io.ttlstore.store": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
                           "io.ttlstore.checkpoint", "io.ttlstore.legacy"},
     "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store"},
+    "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
+                                "io.ttlstore.checkpoint", "io.ttlstore.store"},
+    "io.ttlstore.tools": set(),
 }
 
 _DECLARATION = re.compile(
@@ -118,7 +121,8 @@ def test_packages_only_use_the_layers_below_them():
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
     root = {p.name for p, s in _sources().items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
-                    "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala"}
+                    "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala",
+                    "RepartitionMain.scala"}
 
 
 def test_the_checker_finds_a_cycle_when_there_is_one():

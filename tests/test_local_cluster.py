@@ -3,8 +3,10 @@
 The query runs in a process of its own (tests/cluster/local_cluster.py), since a process holds one
 SparkContext. Each round is a new query run on the same checkpoint, so the stores are loaded again
 wherever Spark places them; in one round an executor JVM is killed with SIGKILL while the stateful
-stage runs, and its stores are rebuilt on the other executors from the checkpoint. The output of
-every round must equal that of Spark's HDFS provider on the same input, with no kill.
+stage runs, and its stores are rebuilt on the other executors from the checkpoint. The aggregation
+is repartitioned (4 -> 7 -> 3 state partitions) between rounds while the executors still hold its
+stores. The output of every round must equal that of Spark's HDFS provider on the same input, with
+no kill and no repartition.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ def run_cluster(tmp_path: Path) -> dict:
     return json.loads(results[0])
 
 
-def test_on_separate_executor_jvms_with_one_killed_mid_batch_every_round_equals_spark_hdfs_provider(tmp_path: Path):
+def test_on_separate_executor_jvms_killed_and_repartitioned_every_round_equals_spark_hdfs_provider(tmp_path: Path):
     result = run_cluster(tmp_path)
     for name in ("dedup", "count"):
         hdfs, ours = result[name]["hdfs"]["outputs"], result[name]["ttlstore"]["outputs"]
         assert len(ours) == len(hdfs) == 6
         for index, (theirs, mine) in enumerate(zip(hdfs, ours, strict=True)):
             assert mine == theirs, f"{name}, round {index}"
+    assert result["count"]["ttlstore"]["partitions"] == [4, 4, 7, 7, 3, 3]
+    assert result["count"]["hdfs"]["partitions"] == [4] * 6
     killed = result["dedup"]["ttlstore"]["killed"]
     assert killed.get("tasks_lost"), f"the killed executor was running tasks of the stateful stage: {killed}"
     stores = result["executors_by_store"]

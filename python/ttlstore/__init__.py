@@ -14,7 +14,8 @@ and state that forgets what was not written for an hour::
 
 The whole surface: :func:`configure` and :func:`apply_ttl` with :class:`StateTtlConfig` and its
 enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state; :func:`migrate` to move a
-query from Spark's providers; :func:`jar_path` and :data:`MAVEN_COORDINATES`. :mod:`ttlstore.settings` names the Spark settings.
+query from Spark's providers; :func:`repartition` to change a stopped query's number of state
+partitions; :func:`jar_path` and :data:`MAVEN_COORDINATES`. :mod:`ttlstore.settings` names the Spark settings.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from ttlstore import settings
 from ttlstore._inspect import InspectError, inspect_checkpoint, inspect_checkpoint_offline
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
+from ttlstore._repartition import RepartitionError, RepartitionReport, repartition
 from ttlstore._session import MAVEN_COORDINATES, apply_ttl, configure, jar_path
 from ttlstore._state import read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
@@ -32,6 +34,8 @@ __all__ = [
     "MAVEN_COORDINATES",
     "MigrationError",
     "MigrationReport",
+    "RepartitionError",
+    "RepartitionReport",
     "StateTtlConfig",
     "StateVisibility",
     "TimeCharacteristic",
@@ -44,5 +48,6 @@ __all__ = [
     "jar_path",
     "migrate",
     "read_state",
+    "repartition",
     "settings",
 ]

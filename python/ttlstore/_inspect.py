@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ttlstore._offline import OfflineJvmError, command, json_lines
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -85,37 +84,18 @@ def inspect_checkpoint_offline(
 
     :raises InspectError: as :func:`inspect_checkpoint`, and when no Java can be found.
     """
-    import pyspark
+    try:
+        line = command("InspectMain", [os.fspath(checkpoint)] + ([] if scan else ["--quick"]), hadoop_conf)
+        with json_lines(line) as lines:
+            first = next(lines)
 
-    from ttlstore._session import jar_path
+            def reports() -> Iterator[dict[str, Any]]:
+                for answer in lines:
+                    yield answer["report"]
 
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
-    if not java or not Path(java).exists():
-        raise InspectError("no Java found to read the checkpoint with: set JAVA_HOME, or put java on the PATH "
-                           "(the one Spark runs on).")
-    log_conf = Path(__file__).resolve().parent / "log4j2-cli.properties"
-    classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path()])
-    command = [java, "-Xss4m", f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath,
-               "io.ttlstore.InspectMain", os.fspath(checkpoint)] + ([] if scan else ["--quick"])
-    for key, value in (hadoop_conf or {}).items():
-        command += ["--conf", f"{key}={value}"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as jvm:
-        assert jvm.stdout is not None
-        lines = (json.loads(line) for line in jvm.stdout if line.startswith("{"))
-        first = next(lines, None)
-        if first is None or "error" in first:
-            jvm.wait()
-            stderr = jvm.stderr.read() if jvm.stderr else ""
-            raise InspectError(first["error"] if first else f"the inspecting JVM failed: {stderr.strip()[-2000:]}")
-
-        def reports() -> Iterator[dict[str, Any]]:
-            for line in lines:
-                if "error" in line:
-                    raise InspectError(line["error"])
-                yield line["report"]
-
-        return _assemble(first["overview"], reports(), progress)
+            return _assemble(first["overview"], reports(), progress)
+    except OfflineJvmError as e:
+        raise InspectError(str(e)) from None
 
 
 def _assemble(overview: dict[str, Any], reports: Iterator[dict[str, Any]], progress: Progress | None) -> dict[str, Any]:

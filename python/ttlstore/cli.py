@@ -1,8 +1,10 @@
-"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``, ``ttlstore migrate CHECKPOINT`` and
-``ttlstore jar`` (the bundled jar's path, for ``spark-submit --jars "$(ttlstore jar)"``).
+"""The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``, ``ttlstore migrate CHECKPOINT``,
+``ttlstore repartition CHECKPOINT --partitions N`` and ``ttlstore jar`` (the bundled jar's path, for
+``spark-submit --jars "$(ttlstore jar)"``).
 
-``inspect`` reads the checkpoint's files in a plain JVM with Spark's jars and the bundled jar, no
-Spark session, and writes nothing; ``migrate`` works on the files alone, on a stopped query.
+``inspect`` and ``repartition`` work in a plain JVM with Spark's jars and the bundled jar, no Spark
+session (``inspect`` writes nothing); ``migrate`` works on the files alone. ``migrate`` and
+``repartition`` need a stopped query.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TextIO
 
 from ttlstore._inspect import InspectError, format_report, inspect_checkpoint_offline
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
+from ttlstore._repartition import RepartitionError, RepartitionReport, repartition
 from ttlstore._version import __version__
 
 
@@ -36,6 +39,12 @@ class _Bar:
         self.out.flush()
 
 
+def _conf_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                         help="a Hadoop setting to reach the checkpoint with, as spark-submit takes it "
+                         "(spark.hadoop.fs.defaultFS=hdfs://nn:8020, fs.s3a.endpoint=...); repeatable")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ttlstore", description="ttlstore's checkpoint tools.")
     parser.add_argument("--version", action="version", version=f"ttlstore {__version__}")
@@ -49,9 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("checkpoint", help="the query's checkpointLocation: a path, or any URI Hadoop reads "
                          "(hdfs://, s3a://, file:)")
-    inspect.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                         help="a Hadoop setting to read the checkpoint with, as spark-submit takes it "
-                         "(spark.hadoop.fs.defaultFS=hdfs://nn:8020, fs.s3a.endpoint=...); repeatable")
+    _conf_argument(inspect)
     inspect.add_argument("--json", action="store_true", help="print JSON (for scripts) instead of a table")
     inspect.add_argument(
         "--quick", action="store_true",
@@ -75,6 +82,19 @@ def _parser() -> argparse.ArgumentParser:
     move.add_argument("--force", action="store_true",
                       help="migrate although the last batch has offsets but no commit (it re-runs on ttlstore)")
     move.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    spread = commands.add_parser(
+        "repartition",
+        help="give a stopped query's state another number of partitions (spark.sql.shuffle.partitions)",
+        description="Adds one batch to the checkpoint that re-plans the last committed batch with N shuffle "
+        "partitions and moves every state row, with its timestamp, to the partition Spark's shuffle sends its key "
+        "to; the query continues with N partitions. Stop the query first (its last batch must be committed). "
+        "The way back is another repartition to the old count.",
+    )
+    spread.add_argument("checkpoint", help="the query's checkpointLocation: a path, or any URI Hadoop reads")
+    spread.add_argument("--partitions", type=int, required=True, metavar="N", help="the new number of partitions")
+    spread.add_argument("--dry-run", action="store_true", help="check and show what would be done, change nothing")
+    _conf_argument(spread)
+    spread.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     jar = commands.add_parser(
         "jar",
         help="print the path of the bundled jar",
@@ -122,6 +142,33 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _describe_repartition(report: RepartitionReport) -> str:
+    if report.action == "unchanged":
+        return f"unchanged: {report.checkpoint} already has {report.to_partitions} partitions"
+    lines = [f"{report.action}: {report.checkpoint}",
+             f"  partitions   {report.from_partitions} -> {report.to_partitions}",
+             f"  batch        {report.batch} (state of batch {report.last_committed_batch}"
+             + (", finishing an earlier repartition)" if report.retry else ")")]
+    for op in report.operators:
+        stores = ", ".join(s["name"] + ("" if report.action != "repartitioned" else f" ({s['rows']:,} rows)")
+                           for s in op["stores"])
+        lines.append(f"  operator {op['id']}   {op['name']}: {stores}")
+    if report.action == "repartitioned":
+        lines.append(f"  took         {report.duration_ms / 1000:.1f} s; the way back: ttlstore repartition "
+                     f"{report.checkpoint} --partitions {report.from_partitions}")
+    return "\n".join(lines)
+
+
+def _repartition(args: argparse.Namespace, hadoop_conf: dict[str, str]) -> int:
+    try:
+        report = repartition(args.checkpoint, args.partitions, dry_run=args.dry_run, hadoop_conf=hadoop_conf)
+    except RepartitionError as e:
+        print(f"ttlstore repartition: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_dict(), indent=2) if args.json else _describe_repartition(report))
+    return 0
+
+
 def _not_a_local_checkpoint(checkpoint: str) -> str | None:
     """Why a local path is no checkpoint, told before any JVM starts (URIs are left to the JVM)."""
     if "://" in checkpoint:
@@ -144,13 +191,19 @@ def main(argv: list[str] | None = None) -> int:
     hadoop_conf = dict(c.partition("=")[::2] for c in args.conf)
     bad = [c for c in args.conf if "=" not in c or not c.partition("=")[0]]
     if bad:
-        print(f"ttlstore inspect: --conf takes KEY=VALUE, got {bad[0]!r}.", file=sys.stderr)
+        print(f"ttlstore {args.command}: --conf takes KEY=VALUE, got {bad[0]!r}.", file=sys.stderr)
         return 2
     default_fs = {k.removeprefix("spark.hadoop.") for k in hadoop_conf} & {"fs.defaultFS", "fs.default.name"}
     problem = None if default_fs else _not_a_local_checkpoint(args.checkpoint)
     if problem:
-        print(f"ttlstore inspect: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
+        print(f"ttlstore {args.command}: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
         return 2
+    if args.command == "repartition":
+        if args.partitions <= 0:
+            print(f"ttlstore repartition: --partitions must be greater than zero, got {args.partitions}.",
+                  file=sys.stderr)
+            return 2
+        return _repartition(args, hadoop_conf)
     show_bar = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     try:
         bar = _Bar(sys.stderr, enabled=show_bar and not args.quick)

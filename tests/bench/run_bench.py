@@ -11,6 +11,8 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
   as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot;
 - memory: 200 stores in one executor against a memory limit, bounded and not (tests/bench/bounded_memory.py);
 - latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py);
+- executorloss: recovery from a killed executor on local-cluster (tests/bench/executor_loss.py);
+- repartition: offline repartition of 1M keys, 4 -> 8 partitions, against Spark's own (tests/bench/repartition_time.py);
 - ttlcost: TTL on (nothing expiring) against TTL off, the same query twice in one JVM fed batch by
   batch in turn, over several JVMs, with the pairs' spread (tests/bench/ttl_cost.py).
 
@@ -37,6 +39,7 @@ import bounded_memory
 import executor_loss
 import ladders
 import latency
+import repartition_time
 import ttl_cost
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,9 +69,10 @@ PROVIDERS = {
     "ttlstore-v2": ("ttlstore, format v2", "io.ttlstore.TtlStateStoreProvider",
                     {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}),
 }
-WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "ttlcost")
+WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "repartition",
+             "ttlcost")
 # Workloads with their own runner and result file (bench-output/<name>.json).
-SEPARATE = ("ladder", "memory", "latency", "executorloss", "ttlcost")
+SEPARATE = ("ladder", "memory", "latency", "executorloss", "repartition", "ttlcost")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 LATENCY_ONLY = ("rocksdb-changelog-v2", "ttlstore-v2")
@@ -255,6 +259,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += separate_report("memory", bounded_memory.report)
     lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS))
     lines += separate_report("executorloss", lambda results: executor_loss.report(results, PROVIDERS))
+    lines += separate_report("repartition", lambda results: repartition_time.report(results, PROVIDERS))
     lines += separate_report("ttlcost", ttl_cost.report)
     lines += overhead_report()
     lines += churn_report(results, args)
@@ -501,6 +506,9 @@ def main() -> None:
     if "executorloss" in args.workloads:
         (OUT / "executorloss.json").write_text(
             json.dumps(executor_loss.measure(PROVIDERS, args.providers, OUT / "executorloss"), indent=2))
+    if "repartition" in args.workloads:
+        (OUT / "repartition.json").write_text(
+            json.dumps(repartition_time.measure(PROVIDERS, args.providers, OUT / "repartition"), indent=2))
     if "ttlcost" in args.workloads:
         (OUT / "ttlcost.json").write_text(json.dumps(ttl_cost.measure(OUT / "ttlcost"), indent=2))
     for workload in (w for w in args.workloads if w not in SEPARATE):

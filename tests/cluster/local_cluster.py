@@ -6,10 +6,12 @@ Run by tests/test_local_cluster.py in a process of its own (one SparkContext per
 
 For each of Spark's HDFS provider and ttlstore it runs the same deduplication and aggregation
 round by round, each round a new query run on the same checkpoint (so stores are loaded again,
-wherever Spark places them). In ttlstore's run it kills -9 one executor JVM while round N's
+wherever Spark places them). In ttlstore's dedup it kills -9 one executor JVM while round N's
 stateful stage runs; Spark retries the lost tasks on the other executor and its standalone worker
-starts a new executor. It prints one line, ``RESULT {json}``: the rows of every round per provider
-and query, the executor that initialized each ttlstore store (from the executors' logs), and the
+starts a new executor. Its aggregation is repartitioned between rounds (``ttlstore repartition``,
+4 -> 7 -> 3 partitions) while the executors that ran it still hold its stores. It prints one line,
+``RESULT {json}``: the rows of every round per provider and query, the state partitions each round
+ran with, the executor that initialized each ttlstore store (from the executors' logs), and the
 kill.
 """
 
@@ -31,6 +33,8 @@ import ttlstore
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 PARTITIONS = 4
 ROUNDS = 6
+#: ttlstore's aggregation is repartitioned to n before round r.
+REPARTITIONS = {2: 7, 4: 3}
 
 
 def rows_of(round_index: int) -> list[dict]:
@@ -49,14 +53,17 @@ def slow(key: str) -> str:
     return key
 
 
-def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_round: int | None) -> dict:
+def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_round: int | None,
+               repartitions: dict[int, int]) -> dict:
     mode, build = QUERIES[name]
     label = "ttlstore" if provider == ttlstore.settings.PROVIDER_CLASS else "hdfs"
     source, checkpoint = work / f"{name}-{label}-input", work / f"{name}-{label}-checkpoint"
     source.mkdir(parents=True)
     spark.conf.set(ttlstore.settings.PROVIDER_CLASS_KEY, provider)
-    outputs, killed, seconds = [], {}, []
+    outputs, killed, seconds, partitions = [], {}, [], []
     for r in range(ROUNDS):
+        if r in repartitions:
+            ttlstore.repartition(checkpoint, repartitions[r])
         (source / f".{r}.tmp").write_text("".join(json.dumps(x) + "\n" for x in rows_of(r)))
         (source / f".{r}.tmp").rename(source / f"{r:03d}.json")
         emitted: list = []
@@ -77,7 +84,8 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
             killer.join()
             killed["batch_seconds"] = time.monotonic() - start
         outputs.append(sorted(emitted))
-    return {"outputs": outputs, "killed": killed, "seconds": seconds}
+        partitions.append(query.lastProgress["stateOperators"][0]["numShufflePartitions"])
+    return {"outputs": outputs, "killed": killed, "seconds": seconds, "partitions": partitions}
 
 
 def main() -> None:
@@ -94,9 +102,10 @@ def main() -> None:
     result = {"app": spark.sparkContext.applicationId}
     for name in QUERIES:
         result[name] = {
-            "hdfs": run_rounds(spark, HDFS_PROVIDER, name, args.work, None),
+            "hdfs": run_rounds(spark, HDFS_PROVIDER, name, args.work, None, {}),
             "ttlstore": run_rounds(spark, ttlstore.settings.PROVIDER_CLASS, name, args.work,
-                                   args.kill_round if name == "dedup" else None),
+                                   args.kill_round if name == "dedup" else None,
+                                   REPARTITIONS if name == "count" else {}),
         }
     spark.stop()
     result["executors_by_store"] = executors_by_store()

@@ -3,9 +3,8 @@ package io.ttlstore
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
-import org.json4s.{DefaultFormats, Formats}
-import org.json4s.jackson.Serialization
-
+import io.ttlstore.tools.ToolLines
+import io.ttlstore.tools.ToolLines.{emit, fail}
 import io.ttlstore.errors.TtlStoreException
 
 /**
@@ -23,7 +22,6 @@ import io.ttlstore.errors.TtlStoreException
  * small machine; this JVM loads only Hadoop's file system and, to count rows, RocksDB.
  */
 object InspectMain {
-  private implicit val formats: Formats = DefaultFormats
   private val Usage = "usage: InspectMain CHECKPOINT [--quick] [--conf KEY=VALUE]..."
 
   private final case class Args(checkpoint: Option[String] = None, scan: Boolean = true,
@@ -53,24 +51,10 @@ object InspectMain {
   private def parse(args: List[String], acc: Args): Args = args match {
     case Nil => acc
     case "--quick" :: rest => parse(rest, acc.copy(scan = false))
-    case "--conf" :: setting :: rest =>
-      setting.split("=", 2) match {
-        case Array(key, value) if key.nonEmpty =>
-          parse(rest, acc.copy(conf = acc.conf :+ (key.stripPrefix("spark.hadoop.") -> value)))
-        case _ => fail(s"--conf takes KEY=VALUE, got '$setting'")
-      }
+    case "--conf" :: setting :: rest => parse(rest, acc.copy(conf = acc.conf :+ ToolLines.hadoopSetting(setting)))
     case flag :: _ if flag.startsWith("--") => fail(Usage)
     case path :: rest if acc.checkpoint.isEmpty => parse(rest, acc.copy(checkpoint = Some(path)))
     case _ => fail(Usage)
   }
 
-  private def emit(line: Map[String, Any]): Unit = {
-    System.out.println(Serialization.write(line))
-    System.out.flush()
-  }
-
-  private def fail(message: String): Nothing = {
-    emit(Map("error" -> message))
-    sys.exit(2)
-  }
 }

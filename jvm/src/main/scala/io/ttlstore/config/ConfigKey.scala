@@ -63,6 +63,9 @@ object ConfigKey {
 
   /** The provider a query runs on (Spark pins it in the checkpoint's offset log). */
   val SparkProviderKey = "spark.sql.streaming.stateStore.providerClass"
+
+  /** ttlstore's provider class, as Spark's offset log pins it (io.ttlstore.TtlStateStoreProvider). */
+  val ProviderClass = "io.ttlstore.TtlStateStoreProvider"
 }
 
 /** A resolved value and the key that set it (None: the default). */

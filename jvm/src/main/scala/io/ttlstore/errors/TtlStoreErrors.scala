@@ -3,7 +3,7 @@ package io.ttlstore.errors
 /** The one place that builds [[TtlStoreException]]s, so names and wording stay consistent. */
 object TtlStoreErrors {
 
-  private def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
+  private[errors] def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
     new TtlStoreException(name, params.map { case (k, v) => k -> String.valueOf(v) }.toMap, message)
 
   private def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(

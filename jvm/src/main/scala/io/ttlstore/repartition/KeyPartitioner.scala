@@ -1,0 +1,41 @@
+package io.ttlstore.repartition
+
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.types.StructType
+
+import io.ttlstore.bytes.Bytes
+import io.ttlstore.store.KeyCodec
+
+/**
+ * The partition Spark's shuffle sends a stored state key to, for `numPartitions` partitions.
+ *
+ * A stateful operator's input is hash-partitioned by its key expressions (Spark's
+ * `HashPartitioning`: `pmod(murmur3(key columns, seed 42), numPartitions)`, under
+ * `spark.sql.streaming.statefulOperator.useStrictDistribution`), and the state key holds those
+ * values in the same order. The partitioning columns are the key's first `hashedColumns`: all of
+ * them, except for session windows (the grouping key before the session start, which is the
+ * prefix ttlstore stores first) and a join's index store (the join key before the index).
+ *
+ * Stored keys are ttlstore's ([[KeyCodec]]): the key row's bytes, or with a prefix of
+ * `numColsPrefixKey` columns, its length, the prefix row and the rest. Pure: no clock, no I/O.
+ * Not thread-safe (the projection is reused).
+ */
+final class KeyPartitioner(keySchema: StructType, numColsPrefixKey: Int, hashedColumns: Int, numPartitions: Int) {
+  require(numPartitions > 0, s"$numPartitions partitions")
+  require(hashedColumns > 0 && hashedColumns <= keySchema.length,
+    s"hashing $hashedColumns columns of a ${keySchema.length}-column key")
+  require(numColsPrefixKey == 0 || hashedColumns <= numColsPrefixKey,
+    s"hashing $hashedColumns columns with a prefix of $numColsPrefixKey")
+
+  private val partitionId = UnsafeProjection.create(Seq(HashPartitioning(
+        keySchema.take(hashedColumns).zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }.toSeq,
+        numPartitions).partitionIdExpression))
+
+  def partitionOf(storedKey: Array[Byte]): Int = {
+    val row =
+      if (numColsPrefixKey > 0) KeyCodec.rowAt(numColsPrefixKey, storedKey, 4, Bytes.readInt(storedKey, 0))
+      else KeyCodec.rowAt(keySchema.length, storedKey, 0, storedKey.length)
+    partitionId(row).getInt(0)
+  }
+}
