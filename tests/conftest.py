@@ -90,6 +90,7 @@ def run_rounds(
     extra_conf: dict[str, str] | None = None,
     round_conf: Callable[[int], dict[str, str]] | None = None,
     first_round: int = 0,
+    checkpoint_uri: str | None = None,
 ) -> StreamRun:
     """Runs `build(*streams)` once per round, each time restarted from the same checkpoint.
 
@@ -97,6 +98,7 @@ def run_rounds(
     exactly one micro-batch and the query stops and restarts between batches. ``round_conf(i)``
     gives settings for round ``i`` only (such as the test clock), applied before it starts.
     ``first_round`` numbers the input files, to continue an earlier run on the same checkpoint.
+    ``checkpoint_uri`` puts the checkpoint elsewhere than ``workdir/checkpoint`` (``hdfs://...``).
     """
     checkpoint = workdir / "checkpoint"
     inputs = [workdir / f"input-{i}" for i in range(sources)]
@@ -127,7 +129,7 @@ def run_rounds(
                 build(*streams)
                 .writeStream.outputMode(output_mode)
                 .foreachBatch(collect)
-                .option("checkpointLocation", str(checkpoint))
+                .option("checkpointLocation", checkpoint_uri or str(checkpoint))
                 .trigger(availableNow=True)
                 .start()
             )

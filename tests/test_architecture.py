@@ -25,6 +25,7 @@ LAYERS: dict[str, set[str]] = {
     "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
                                 "io.ttlstore.checkpoint", "io.ttlstore.store"},
+    "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config"},
     "io.ttlstore.tools": set(),
 }
 
@@ -122,7 +123,7 @@ def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
     root = {p.name for p, s in _sources().items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
                     "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala",
-                    "RepartitionMain.scala"}
+                    "RepartitionMain.scala", "MigrateMain.scala"}
 
 
 def test_the_checker_finds_a_cycle_when_there_is_one():

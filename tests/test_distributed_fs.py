@@ -4,6 +4,8 @@ The mini cluster (hadoop-client-minicluster of the Hadoop version whose client j
 fetched by `make test` into .build/minicluster) runs in a JVM of its own for the module. ttlstore
 writes there through Spark's CheckpointFileManager, as Spark's own providers do: every file is
 written aside and renamed into place, so a writer killed halfway leaves nothing a load would trust.
+The tools (`ttlstore inspect`, `migrate`, `repartition`) work on the checkpoints where they are,
+through Hadoop's FileSystem API.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from bench.ladder import kill_group
 from chaos import crash_loop
 from pyspark.sql import SparkSession
 from test_crash_loop import FILES, KEYS, ROWS, SEED, run_without_faults
+from test_operators_differential import EVENTS
+from test_state_reader import SCENARIOS
 
+import ttlstore
 from ttlstore.cli import main
 
-from conftest import ROOT
+from conftest import HDFS_PROVIDER, ROOT, TTL_PROVIDER, run_rounds, unload_state_stores
 
 MINICLUSTER = ROOT / ".build" / "minicluster"
 
@@ -95,3 +100,41 @@ def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_wha
     assert store["files"] == ["ttlstore"] and store["rows"] == len(got["dropDuplicates"]) + 1, store
     assert main(["inspect", "/killed/dropDuplicates", "--conf", "fs.defaultFS"]) == 2
     assert "--conf takes KEY=VALUE, got 'fs.defaultFS'" in capsys.readouterr().err
+
+
+def test_a_query_on_hdfs_is_migrated_rolled_back_and_repartitioned_where_it_is(
+    spark: SparkSession, tmp_path: Path, hdfs: str, capsys: pytest.CaptureFixture[str]
+):
+    scenario = SCENARIOS["aggregation without watermark"]
+
+    def rounds(workdir: Path, provider: str, start: int, end: int, checkpoint: str | None = None):
+        return run_rounds(spark, provider, workdir, EVENTS, scenario.build, scenario.rounds[start:end],
+                          scenario.output_mode, extra_conf={"spark.sql.shuffle.partitions": "3"}, first_round=start,
+                          checkpoint_uri=checkpoint)
+
+    reference = rounds(tmp_path / "reference", HDFS_PROVIDER, 0, 4)
+    on_hdfs = f"{hdfs}/migrated"
+    outputs = rounds(tmp_path / "migrated", HDFS_PROVIDER, 0, 2, on_hdfs).outputs
+    conf = ["--conf", f"spark.hadoop.fs.defaultFS={hdfs}"]
+    # migrate, take it back, migrate again: the offset log entry and its backup live on HDFS.
+    assert main(["migrate", "/migrated", "--json", *conf]) == 0
+    assert json.loads(capsys.readouterr().out)["action"] == "migrated"
+    assert any(f.endswith("/ttlstore-migration/migration.json") for f in files_below(spark, on_hdfs))
+    assert ttlstore.migrate(on_hdfs, rollback=True).action == "rolled back"
+    assert not any("/ttlstore-migration/" in f for f in files_below(spark, on_hdfs))
+    assert ttlstore.migrate("/migrated", hadoop_conf={"fs.defaultFS": hdfs}).action == "migrated"
+    outputs += rounds(tmp_path / "migrated", TTL_PROVIDER, 2, 4, on_hdfs).outputs
+    for expected, actual in zip(reference.outputs, outputs, strict=True):
+        assert sorted(map(tuple, actual)) == sorted(map(tuple, expected))
+
+    # A query on ttlstore from its start, repartitioned 3 -> 5 on HDFS, continues as one never repartitioned.
+    on_hdfs = f"{hdfs}/repartitioned"
+    outputs = rounds(tmp_path / "repartitioned", TTL_PROVIDER, 0, 2, on_hdfs).outputs
+    unload_state_stores(spark)
+    assert main(["repartition", "/repartitioned", "--partitions", "5", "--json", *conf]) == 0
+    assert json.loads(capsys.readouterr().out)["to_partitions"] == 5
+    after = rounds(tmp_path / "repartitioned", TTL_PROVIDER, 2, 4, on_hdfs)
+    assert after.last_progress["stateOperators"][0]["numShufflePartitions"] == 5
+    for expected, actual in zip(reference.outputs, outputs + after.outputs, strict=True):
+        assert sorted(map(tuple, actual)) == sorted(map(tuple, expected))
+    assert any(f.endswith("/state/0/4/ttlstore/3.snapshot") for f in files_below(spark, on_hdfs))

@@ -2,9 +2,9 @@
 ``ttlstore repartition CHECKPOINT --partitions N`` and ``ttlstore jar`` (the bundled jar's path, for
 ``spark-submit --jars "$(ttlstore jar)"``).
 
-``inspect`` and ``repartition`` work in a plain JVM with Spark's jars and the bundled jar, no Spark
-session (``inspect`` writes nothing); ``migrate`` works on the files alone. ``migrate`` and
-``repartition`` need a stopped query.
+All three work in a plain JVM with Spark's jars and the bundled jar, no Spark session, through
+Hadoop's FileSystem API (any checkpoint URI, with ``--conf`` for Hadoop settings); ``inspect``
+writes nothing, ``migrate`` and ``repartition`` need a stopped query.
 """
 
 from __future__ import annotations
@@ -75,12 +75,13 @@ def _parser() -> argparse.ArgumentParser:
         "keeping a backup in CHECKPOINT/ttlstore-migration. On restart ttlstore adopts the old state where it "
         "is (Spark's files are never rewritten) and upgrades it lazily. Stop the query first.",
     )
-    move.add_argument("checkpoint", help="the query's checkpointLocation")
+    move.add_argument("checkpoint", help="the query's checkpointLocation: a path, or any URI Hadoop reads")
     move.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
     move.add_argument("--rollback", action="store_true",
                       help="restore the original provider (only while no batch has run on ttlstore)")
     move.add_argument("--force", action="store_true",
                       help="migrate although the last batch has offsets but no commit (it re-runs on ttlstore)")
+    _conf_argument(move)
     move.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     spread = commands.add_parser(
         "repartition",
@@ -132,9 +133,10 @@ def _describe(report: MigrationReport) -> str:
     return "\n".join(lines)
 
 
-def _migrate(args: argparse.Namespace) -> int:
+def _migrate(args: argparse.Namespace, hadoop_conf: dict[str, str]) -> int:
     try:
-        report = migrate(args.checkpoint, dry_run=args.dry_run, rollback=args.rollback, force=args.force)
+        report = migrate(args.checkpoint, dry_run=args.dry_run, rollback=args.rollback, force=args.force,
+                         hadoop_conf=hadoop_conf)
     except MigrationError as e:
         print(f"ttlstore migrate: {e}", file=sys.stderr)
         return 2
@@ -175,7 +177,7 @@ def _not_a_local_checkpoint(checkpoint: str) -> str | None:
         return None
     path = Path(checkpoint.removeprefix("file:"))
     if not path.exists():
-        return f"{checkpoint} does not exist."
+        return f"[NOT_A_CHECKPOINT] {checkpoint} does not exist."
     offsets = path / "offsets"
     if not offsets.is_dir() or not any(p.name.isdigit() for p in offsets.iterdir()):
         return f"[NOT_A_CHECKPOINT] {checkpoint} is not a streaming query's checkpoint: it has no {offsets} with batch files."
@@ -184,8 +186,6 @@ def _not_a_local_checkpoint(checkpoint: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "migrate":
-        return _migrate(args)
     if args.command == "jar":
         return _jar(args.coordinates)
     hadoop_conf = dict(c.partition("=")[::2] for c in args.conf)
@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"ttlstore {args.command}: {problem} Pass the query's checkpointLocation.", file=sys.stderr)
         return 2
+    if args.command == "migrate":
+        return _migrate(args, hadoop_conf)
     if args.command == "repartition":
         if args.partitions <= 0:
             print(f"ttlstore repartition: --partitions must be greater than zero, got {args.partitions}.",

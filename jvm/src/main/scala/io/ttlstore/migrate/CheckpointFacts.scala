@@ -1,0 +1,99 @@
+package io.ttlstore.migrate
+
+import java.nio.charset.StandardCharsets
+
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.IOUtils
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+import org.json4s.{DefaultFormats, Formats, JValue}
+import org.json4s.jackson.JsonMethods
+
+import io.ttlstore.errors.MigrationErrors
+
+/** A stateful operator of a checkpoint, as `migrate` reports it. */
+final case class OperatorFacts(id: Long, name: Option[String], stores: Seq[String], partitions: Int)
+
+/**
+ * What `migrate` reads of a checkpoint, through Hadoop's FileSystem API (any URI Spark accepts):
+ * the batches of its offset and commit logs, an offset-log entry, its stateful operators and the
+ * state checkpoint format it runs in.
+ */
+final class CheckpointFacts(val root: Path, hadoopConf: Configuration) {
+  private implicit val formats: Formats = DefaultFormats
+  private val Numeric = "^\\d+$".r
+
+  val fs: FileSystem = root.getFileSystem(hadoopConf)
+  val offsets: Path = new Path(root, "offsets")
+  val commits: Path = new Path(root, "commits")
+
+  def batches(dir: Path): Seq[Long] =
+    if (!isDir(dir)) Nil
+    else fs.listStatus(dir).toSeq.map(_.getPath.getName).collect { case n @ Numeric() => n.toLong }.sorted
+
+  def isDir(p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
+
+  def readText(file: Path): String = {
+    val in = fs.open(file)
+    try IOUtils.toString(in, StandardCharsets.UTF_8)
+    finally in.close()
+  }
+
+  /** An offset-log entry: its lines, and its metadata (the second line) as JSON. */
+  def entry(file: Path): (Vector[String], JValue) = {
+    val lines = readText(file).split("\n", -1).toVector
+    if (lines.size < 2 || !lines.head.startsWith("v")) {
+      throw MigrationErrors.offsetLogUnreadable(file.toString, "no version line")
+    }
+    val json =
+      try JsonMethods.parse(lines(1))
+      catch {
+        case NonFatal(e) =>
+          throw MigrationErrors.offsetLogUnreadable(file.toString, s"its metadata line is not JSON ($e)")
+      }
+    (lines, json)
+  }
+
+  /** The stateful operators below `state/`: names and stores from Spark's operator metadata. */
+  def operators(): Seq[OperatorFacts] = {
+    val state = new Path(root, "state")
+    batches(state).map { op =>
+      val dir = new Path(state, op.toString)
+      val meta = new Path(dir, "_metadata/metadata")
+      val (name, stores) =
+        try {
+          if (!fs.exists(meta)) (None, Nil)
+          else {
+            val json = JsonMethods.parse(readText(meta).split("\n", 2)(1))
+            ((json \ "operatorInfo" \ "operatorName").extractOpt[String],
+              (json \ "stateStoreInfo").children.flatMap(s => (s \ "storeName").extractOpt[String]))
+          }
+        } catch { case NonFatal(_) => (None, Nil) }
+      val transformWithState = fs.exists(new Path(dir, "_metadata/v2")) || fs.exists(new Path(dir, "_stateSchema"))
+      OperatorFacts(op, name.orElse(if (transformWithState) Some("transformWithState") else None), stores,
+        batches(dir).size)
+    }
+  }
+
+  /**
+   * The state checkpoint format the query runs in: 2 when its commit log names checkpoint ids.
+   * Spark keeps the format a checkpoint started with and records it in the commit log, not in the
+   * offset log: a `v2` entry with `stateUniqueIds`.
+   */
+  def checkpointFormat(): Int = batches(commits).lastOption match {
+    case None => 1
+    case Some(last) =>
+      try {
+        val lines = readText(new Path(commits, last.toString)).split("\n")
+        if (lines(0).trim == "v2" || (JsonMethods.parse(lines(1)) \ "stateUniqueIds") != org.json4s.JNothing) 2 else 1
+      } catch { case NonFatal(_) => 1 }
+  }
+
+  /** The directories of ttlstore's own files below `state/` (a store that ran on ttlstore). */
+  def ttlstoreStores(): Seq[String] =
+    Seq("state/*/*/ttlstore", "state/*/*/*/ttlstore").flatMap { pattern =>
+      Option(fs.globStatus(new Path(root, pattern))).toSeq.flatten.filter(_.isDirectory)
+        .map(s => root.toUri.relativize(s.getPath.toUri).getPath)
+    }.sorted
+}
