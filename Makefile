@@ -72,6 +72,19 @@ $(MINICLUSTER)/.fetched: $(VENV)/.installed
 	mv $(MINICLUSTER).tmp $(MINICLUSTER)
 	touch $@
 
+# The jars for s3a:// checkpoints (tests/test_object_store.py): hadoop-aws of pyspark's Hadoop
+# version and the AWS SDK v2 modules S3A uses (tests/s3a/pom.xml), without what pyspark's jars have.
+S3A_JARS := .build/s3a
+$(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
+	rm -rf $(S3A_JARS).tmp
+	hadoop=$$(ls $(VENV)/lib/python3*/site-packages/pyspark/jars | sed -n 's/^hadoop-client-api-\(.*\)\.jar$$/\1/p'); \
+	mvn -B -q -f tests/s3a/pom.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+		-Dhadoop.version=$$hadoop -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(S3A_JARS).tmp \
+		-DexcludeGroupIds=io.netty,org.slf4j,commons-logging,commons-codec,org.apache.httpcomponents
+	rm -rf $(S3A_JARS)
+	mv $(S3A_JARS).tmp $(S3A_JARS)
+	touch $@
+
 # Debian's cross compiler and qemu-user (see CROSS_ARCH), installed with apt-get when missing. Only
 # on Linux: elsewhere the jar carries the host's native filter alone.
 toolchain:
@@ -137,8 +150,8 @@ test-jvm: jar
 fmt: $(SBT_LAUNCHER)
 	$(SBT) jvm/scalafmtAll
 
-test-python: install publish-local $(MINICLUSTER)/.fetched
-	$(PY) -m pytest tests python/ttlstore --doctest-modules -q
+test-python: install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+	$(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=12
 
 demo: install
 	$(PY) -m ttlstore.demo

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ttlstore._offline import OfflineJvmError, command, json_lines
@@ -75,6 +75,7 @@ def inspect_checkpoint_offline(
     scan: bool = True,
     progress: Progress | None = None,
     hadoop_conf: Mapping[str, str] | None = None,
+    jars: Sequence[str | os.PathLike[str]] = (),
 ) -> dict[str, Any]:
     """:func:`inspect_checkpoint` without a Spark session: in a plain JVM started with the jars of
     the installed pyspark and ttlstore's jar (``io.ttlstore.InspectMain``), found through
@@ -82,10 +83,12 @@ def inspect_checkpoint_offline(
     (``hdfs://``, ``s3a://``, ``file:``); ``hadoop_conf`` gives the Hadoop settings to read it with
     (``fs.defaultFS``, credentials; a ``spark.hadoop.`` prefix is taken off, as Spark does).
 
+    :param jars: jars (or directories of them) the file system needs beyond pyspark's, such as
+        hadoop-aws and the AWS SDK for ``s3a://``.
     :raises InspectError: as :func:`inspect_checkpoint`, and when no Java can be found.
     """
     try:
-        line = command("InspectMain", [os.fspath(checkpoint)] + ([] if scan else ["--quick"]), hadoop_conf)
+        line = command("InspectMain", [os.fspath(checkpoint)] + ([] if scan else ["--quick"]), hadoop_conf, jars)
         with json_lines(line) as lines:
             first = next(lines)
 

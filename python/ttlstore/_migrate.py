@@ -13,7 +13,7 @@ Hadoop's FileSystem API: the checkpoint may be any URI Spark accepts.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ def migrate(
     rollback: bool = False,
     force: bool = False,
     hadoop_conf: Mapping[str, str] | None = None,
+    jars: Sequence[str | os.PathLike[str]] = (),
 ) -> MigrationReport:
     """Move a stopped query's checkpoint to ttlstore, or (``rollback``) back.
 
@@ -69,11 +70,13 @@ def migrate(
     :param dry_run: report what would change, change nothing.
     :param rollback: restore the original entry; refused once a batch has run on ttlstore.
     :param force: migrate although the last batch has no commit.
+    :param jars: jars (or directories of them) the file system needs beyond pyspark's, such as
+        hadoop-aws and the AWS SDK for ``s3a://``.
     :raises MigrationError: naming what is wrong and what to do.
     """
     flags = [flag for flag, on in (("--dry-run", dry_run), ("--rollback", rollback), ("--force", force)) if on]
     try:
-        with json_lines(command("MigrateMain", [os.fspath(checkpoint), *flags], hadoop_conf)) as lines:
+        with json_lines(command("MigrateMain", [os.fspath(checkpoint), *flags], hadoop_conf, jars)) as lines:
             r = next(lines)["report"]
     except OfflineJvmError as e:
         raise MigrationError(str(e)) from None

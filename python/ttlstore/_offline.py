@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,12 @@ class OfflineJvmError(Exception):
     """The offline JVM could not start, or ended with an error (the message names it and the fix)."""
 
 
-def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = None) -> list[str]:
-    """The java command that runs ``io.ttlstore.<main>`` with ``args`` and ``--conf`` per Hadoop setting."""
+def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = None,
+            jars: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+    """The java command that runs ``io.ttlstore.<main>`` with ``args`` and ``--conf`` per Hadoop setting.
+
+    ``jars`` go on the class path too: the file system's own jars where pyspark has none, such as
+    hadoop-aws and the AWS SDK for ``s3a://`` (a directory stands for every jar in it)."""
     import pyspark
 
     from ttlstore._session import jar_path
@@ -33,7 +37,11 @@ def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = 
         raise OfflineJvmError("no Java found to read the checkpoint with: set JAVA_HOME, or put java on the PATH "
                               "(the one Spark runs on).")
     log_conf = Path(__file__).resolve().parent / "log4j2-cli.properties"
-    classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path()])
+    extra = [str(Path(j) / "*") if Path(j).is_dir() else os.fspath(j) for j in jars]
+    missing = [j for j in extra if not j.endswith("*") and not Path(j).is_file()]
+    if missing:
+        raise OfflineJvmError(f"the jar {missing[0]} does not exist: pass existing jar files or directories.")
+    classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path(), *extra])
     line = [java, "-Xss4m", f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath, f"io.ttlstore.{main}", *args]
     for key, value in (hadoop_conf or {}).items():
         line += ["--conf", f"{key}={value}"]

@@ -13,7 +13,7 @@ session (see docs/repartition.md).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -55,6 +55,7 @@ def repartition(
     *,
     dry_run: bool = False,
     hadoop_conf: Mapping[str, str] | None = None,
+    jars: Sequence[str | os.PathLike[str]] = (),
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> RepartitionReport:
     """Give the state of the stopped query at ``checkpoint`` ``partitions`` partitions.
@@ -67,11 +68,13 @@ def repartition(
 
     :param dry_run: check everything and report what would be done; write nothing.
     :param progress: called with each operator's result as it is done.
+    :param jars: jars (or directories of them) the file system needs beyond pyspark's, such as
+        hadoop-aws and the AWS SDK for ``s3a://``.
     :raises RepartitionError: naming what is wrong and what to do; nothing committed was changed.
     """
     args = [os.fspath(checkpoint), "--partitions", str(int(partitions))] + (["--dry-run"] if dry_run else [])
     try:
-        with json_lines(command("RepartitionMain", args, hadoop_conf)) as lines:
+        with json_lines(command("RepartitionMain", args, hadoop_conf, jars)) as lines:
             for line in lines:
                 if "operator" in line and progress is not None:
                     progress(line["operator"])

@@ -43,6 +43,13 @@ def _conf_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                          help="a Hadoop setting to reach the checkpoint with, as spark-submit takes it "
                          "(spark.hadoop.fs.defaultFS=hdfs://nn:8020, fs.s3a.endpoint=...); repeatable")
+    command.add_argument("--jars", default="", metavar="JARS",
+                         help="comma-separated jars (or directories of jars) the file system needs beyond pyspark's, "
+                         "as spark-submit --jars takes them: hadoop-aws and the AWS SDK for s3a://")
+
+
+def _jars(args: argparse.Namespace) -> list[str]:
+    return [j for j in args.jars.split(",") if j]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -136,7 +143,7 @@ def _describe(report: MigrationReport) -> str:
 def _migrate(args: argparse.Namespace, hadoop_conf: dict[str, str]) -> int:
     try:
         report = migrate(args.checkpoint, dry_run=args.dry_run, rollback=args.rollback, force=args.force,
-                         hadoop_conf=hadoop_conf)
+                         hadoop_conf=hadoop_conf, jars=_jars(args))
     except MigrationError as e:
         print(f"ttlstore migrate: {e}", file=sys.stderr)
         return 2
@@ -163,7 +170,8 @@ def _describe_repartition(report: RepartitionReport) -> str:
 
 def _repartition(args: argparse.Namespace, hadoop_conf: dict[str, str]) -> int:
     try:
-        report = repartition(args.checkpoint, args.partitions, dry_run=args.dry_run, hadoop_conf=hadoop_conf)
+        report = repartition(args.checkpoint, args.partitions, dry_run=args.dry_run, hadoop_conf=hadoop_conf,
+                             jars=_jars(args))
     except RepartitionError as e:
         print(f"ttlstore repartition: {e}", file=sys.stderr)
         return 2
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bar = _Bar(sys.stderr, enabled=show_bar and not args.quick)
         report = inspect_checkpoint_offline(args.checkpoint, scan=not args.quick, progress=bar,
-                                            hadoop_conf=hadoop_conf)
+                                            hadoop_conf=hadoop_conf, jars=_jars(args))
     except InspectError as e:
         print(f"ttlstore inspect: {e}", file=sys.stderr)
         return 2

@@ -121,6 +121,11 @@ def report(results: list[dict], providers: dict) -> list[str]:
         versus = f"{statistics.median(ms) / base:.2f}x" if base else "-"
         lines.append(f"| {providers[provider][0]} | {len(ms)} | {statistics.median(ms):.0f} ms "
                      f"({min(ms):.0f}-{max(ms):.0f}) | {versus} |")
+    tool = [r["tool_ms"] for r in results if r["provider"] == "ttlstore"]
+    if tool:
+        lines += ["", f"Of ttlstore's time, the tool's own work (reading the {FROM_PARTITIONS} stores, spilling, writing "
+                  f"{TO_PARTITIONS} snapshots: the report's `duration_ms`) is {statistics.median(tool):.0f} ms in median "
+                  f"({min(tool)}-{max(tool)}); the rest is the JVM's start."]
     return lines + [""]
 
 
