@@ -1,7 +1,7 @@
 """ttlstore repartition: a stopped query's state gets another number of partitions, and the query
 continues as if it had always had them.
 
-Each scenario runs some rounds with 3 partitions, is repartitioned up to 5, runs more rounds, is
+Each scenario runs two rounds with 3 partitions, is repartitioned up to 5, runs a round, is
 repartitioned down to 2, and runs the rest; every round must emit what a run that never
 repartitioned emits. A key whose state landed in another partition than the one Spark's shuffle
 sends it to would be seen as new there, and the rounds after each repartition touch old keys.
@@ -27,7 +27,8 @@ from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_st
 
 CLI = Path(sys.executable).parent / "ttlstore"
 THREE = {"spark.sql.shuffle.partitions": "3"}
-STEPS = [(0, 2, None), (2, 4, 5), (4, 6, 2)]  # rounds [a, b) run after repartitioning to n (None: as started)
+# Rounds [a, b) run after repartitioning to n (None: as started; b None: to the scenario's last round).
+STEPS = [(0, 2, None), (2, 3, 5), (3, None, 2)]
 
 
 def run(spark: SparkSession, workdir: Path, name: str, start: int, end: int, provider: str = TTL_PROVIDER):
@@ -65,7 +66,7 @@ def test_a_query_repartitioned_up_and_down_emits_what_a_run_that_never_was_emits
             stores = report.operators[0]["stores"]
             assert all(len(s["rows_by_partition"]) == partitions for s in stores)
             assert sum(s["rows"] for s in stores) > 0
-        ours = run(spark, tmp_path / "ours", name, start, min(end, rounds))
+        ours = run(spark, tmp_path / "ours", name, start, end or rounds)
         assert state_partitions(ours) == (partitions or 3)
         outputs += ours.outputs
     assert_same_rows(spark, reference, outputs)
@@ -143,10 +144,13 @@ def test_an_unfinished_repartition_stops_the_query_and_is_finished_by_the_same_c
                        spark.createDataFrame(after.outputs[0], reference.schema), ignore_row_order=True)
 
 
-def test_state_of_another_provider_is_refused_with_the_way_to_repartition_it(spark: SparkSession, tmp_path: Path):
-    run(spark, tmp_path, "aggregation without watermark", 0, 1, provider=ROCKSDB_PROVIDER)
+def test_state_of_another_provider_is_refused_with_the_way_to_repartition_it(stopped_query: Path, tmp_path: Path):
+    checkpoint = copy_of(stopped_query, tmp_path)
+    entry = checkpoint / "offsets" / "1"
+    entry.write_text(entry.read_text().replace(TTL_PROVIDER, ROCKSDB_PROVIDER))
+    (checkpoint / "offsets" / ".1.crc").unlink()
     with pytest.raises(ttlstore.RepartitionError) as refused:
-        ttlstore.repartition(tmp_path / "checkpoint", 4)
+        ttlstore.repartition(checkpoint, 4)
     assert refused.value.name == "REPARTITION_OTHER_PROVIDER"
     assert "_streamingCheckpointManager.repartition" in str(refused.value)
 

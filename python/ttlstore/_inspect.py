@@ -88,7 +88,8 @@ def inspect_checkpoint_offline(
     :raises InspectError: as :func:`inspect_checkpoint`, and when no Java can be found.
     """
     try:
-        line = command("InspectMain", [os.fspath(checkpoint)] + ([] if scan else ["--quick"]), hadoop_conf, jars)
+        line = command("InspectMain", [os.fspath(checkpoint)] + ([] if scan else ["--quick"]), hadoop_conf, jars,
+                       brief=not scan)
         with json_lines(line) as lines:
             first = next(lines)
 

@@ -76,7 +76,7 @@ def migrate(
     """
     flags = [flag for flag, on in (("--dry-run", dry_run), ("--rollback", rollback), ("--force", force)) if on]
     try:
-        with json_lines(command("MigrateMain", [os.fspath(checkpoint), *flags], hadoop_conf, jars)) as lines:
+        with json_lines(command("MigrateMain", [os.fspath(checkpoint), *flags], hadoop_conf, jars, brief=True)) as lines:
             r = next(lines)["report"]
     except OfflineJvmError as e:
         raise MigrationError(str(e)) from None

@@ -22,11 +22,12 @@ class OfflineJvmError(Exception):
 
 
 def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = None,
-            jars: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+            jars: Sequence[str | os.PathLike[str]] = (), brief: bool = False) -> list[str]:
     """The java command that runs ``io.ttlstore.<main>`` with ``args`` and ``--conf`` per Hadoop setting.
 
     ``jars`` go on the class path too: the file system's own jars where pyspark has none, such as
-    hadoop-aws and the AWS SDK for ``s3a://`` (a directory stands for every jar in it)."""
+    hadoop-aws and the AWS SDK for ``s3a://`` (a directory stands for every jar in it). ``brief``: the
+    work is short, so the JVM compiles with its quick compiler only (C1), about a second less to start."""
     import pyspark
 
     from ttlstore._session import jar_path
@@ -42,7 +43,9 @@ def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = 
     if missing:
         raise OfflineJvmError(f"the jar {missing[0]} does not exist: pass existing jar files or directories.")
     classpath = os.pathsep.join([str(Path(pyspark.__file__).resolve().parent / "jars" / "*"), jar_path(), *extra])
-    line = [java, "-Xss4m", f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath, f"io.ttlstore.{main}", *args]
+    quick = ["-XX:TieredStopAtLevel=1"] if brief else []
+    line = [java, "-Xss4m", *quick, f"-Dlog4j2.configurationFile={log_conf}", "-cp", classpath, f"io.ttlstore.{main}",
+            *args]
     for key, value in (hadoop_conf or {}).items():
         line += ["--conf", f"{key}={value}"]
     return line
