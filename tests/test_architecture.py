@@ -25,7 +25,7 @@ LAYERS: dict[str, set[str]] = {
     "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
                                 "io.ttlstore.checkpoint", "io.ttlstore.store"},
-    "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config"},
+    "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.checkpoint"},
     "io.ttlstore.tools": set(),
 }
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ttlstore._offline import OfflineJvmError, command, json_lines
+from ttlstore._offline import NamedError, OfflineJvmError, command, json_lines
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -25,12 +25,8 @@ ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateS
 BACKUP_DIR = "ttlstore-migration"
 
 
-class MigrationError(Exception):
+class MigrationError(NamedError):
     """The checkpoint cannot be migrated (or rolled back); the message says why and what to do."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.name = message[1:message.index("]")] if message.startswith("[") and "]" in message else None
 
 
 @dataclass

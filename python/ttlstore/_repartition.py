@@ -17,15 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ttlstore._offline import OfflineJvmError, command, json_lines
+from ttlstore._offline import NamedError, OfflineJvmError, command, json_lines
 
 
-class RepartitionError(Exception):
+class RepartitionError(NamedError):
     """The checkpoint cannot be repartitioned; the message (``[NAME] ...``) says why and what to do."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.name = message[1:message.index("]")] if message.startswith("[") and "]" in message else None
 
 
 @dataclass

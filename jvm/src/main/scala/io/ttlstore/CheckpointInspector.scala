@@ -68,7 +68,6 @@ object CheckpointInspector {
 
   /** Directories inside a partition directory that belong to a store, not name one. */
   private val StoreFileDirs = Set(CheckpointFiles.DirName, "SSTs", "logs", "_metadata")
-  private val Numeric = "^\\d+$".r
 
   /** The checkpoint's provider, batches, operators, stores and partitions, as JSON. */
   def overview(checkpoint: String): String = Serialization.write(readOverview(checkpoint, new Configuration()))
@@ -220,8 +219,7 @@ object CheckpointInspector {
 
   private def isDir(fs: FileSystem, p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
 
-  private def numbered(fs: FileSystem, dir: Path): Seq[Long] =
-    fs.listStatus(dir).toSeq.map(_.getPath.getName).collect { case n @ Numeric() => n.toLong }
+  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = OffsetLog.batchIds(fs, dir)
 
   /** The store names of a partition directory: `default` if it holds store files itself, plus subdirectories. */
   private def storesIn(fs: FileSystem, partDir: Path): Seq[String] = {

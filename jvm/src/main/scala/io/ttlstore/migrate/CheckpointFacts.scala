@@ -10,6 +10,7 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import org.json4s.{DefaultFormats, Formats, JValue}
 import org.json4s.jackson.JsonMethods
 
+import io.ttlstore.checkpoint.OffsetLog
 import io.ttlstore.errors.MigrationErrors
 
 /** A stateful operator of a checkpoint, as `migrate` reports it. */
@@ -22,15 +23,12 @@ final case class OperatorFacts(id: Long, name: Option[String], stores: Seq[Strin
  */
 final class CheckpointFacts(val root: Path, hadoopConf: Configuration) {
   private implicit val formats: Formats = DefaultFormats
-  private val Numeric = "^\\d+$".r
 
   val fs: FileSystem = root.getFileSystem(hadoopConf)
   val offsets: Path = new Path(root, "offsets")
   val commits: Path = new Path(root, "commits")
 
-  def batches(dir: Path): Seq[Long] =
-    if (!isDir(dir)) Nil
-    else fs.listStatus(dir).toSeq.map(_.getPath.getName).collect { case n @ Numeric() => n.toLong }.sorted
+  def batches(dir: Path): Seq[Long] = if (isDir(dir)) OffsetLog.batchIds(fs, dir) else Nil
 
   def isDir(p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
 

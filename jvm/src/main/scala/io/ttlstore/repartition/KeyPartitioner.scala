@@ -1,11 +1,11 @@
 package io.ttlstore.repartition
 
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.unsafe.Platform
 
 import io.ttlstore.bytes.Bytes
-import io.ttlstore.store.KeyCodec
 
 /**
  * The partition Spark's shuffle sends a stored state key to, for `numPartitions` partitions.
@@ -17,7 +17,7 @@ import io.ttlstore.store.KeyCodec
  * them, except for session windows (the grouping key before the session start, which is the
  * prefix ttlstore stores first) and a join's index store (the join key before the index).
  *
- * Stored keys are ttlstore's ([[KeyCodec]]): the key row's bytes, or with a prefix of
+ * Stored keys are ttlstore's (`io.ttlstore.store.KeyCodec`): the key row's bytes, or with a prefix of
  * `numColsPrefixKey` columns, its length, the prefix row and the rest. Pure: no clock, no I/O.
  * Not thread-safe (the projection is reused).
  */
@@ -32,10 +32,12 @@ final class KeyPartitioner(keySchema: StructType, numColsPrefixKey: Int, hashedC
         keySchema.take(hashedColumns).zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }.toSeq,
         numPartitions).partitionIdExpression))
 
+  /** Points at each key in turn: no row is allocated per key. */
+  private val row = new UnsafeRow(if (numColsPrefixKey > 0) numColsPrefixKey else keySchema.length)
+
   def partitionOf(storedKey: Array[Byte]): Int = {
-    val row =
-      if (numColsPrefixKey > 0) KeyCodec.rowAt(numColsPrefixKey, storedKey, 4, Bytes.readInt(storedKey, 0))
-      else KeyCodec.rowAt(keySchema.length, storedKey, 0, storedKey.length)
+    if (numColsPrefixKey > 0) row.pointTo(storedKey, Platform.BYTE_ARRAY_OFFSET + 4, Bytes.readInt(storedKey, 0))
+    else row.pointTo(storedKey, Platform.BYTE_ARRAY_OFFSET, storedKey.length)
     partitionId(row).getInt(0)
   }
 }

@@ -1,17 +1,13 @@
 package io.ttlstore.repartition
 
-import java.nio.charset.StandardCharsets
-
 import scala.util.control.NonFatal
 
-import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.types.StructType
 import org.json4s.{DefaultFormats, Formats, JValue}
-import org.json4s.jackson.JsonMethods
 
-import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog}
+import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OffsetLog}
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
 
@@ -45,7 +41,6 @@ final case class RepartitionPlan(
 
 object RepartitionPlan {
   private implicit val formats: Formats = DefaultFormats
-  private val Numeric = "^\\d+$".r
   private val ShufflePartitionsKey = "spark.sql.shuffle.partitions"
   private val StrictDistributionKey = "spark.sql.streaming.statefulOperator.useStrictDistribution"
 
@@ -96,7 +91,7 @@ object RepartitionPlan {
     if (!retry && fromPartitions == toPartitions) Left(fromPartitions)
     else {
       val stateDir = new Path(root, "state")
-      val operators = numbered(fs, stateDir).sorted.map(op => operator(fs, root, op, hadoopConf))
+      val operators = numbered(fs, stateDir).map(op => operator(fs, root, op, hadoopConf))
       for (op <- operators; store <- op.stores; p <- 0 until fromPartitions) {
         refuseLegacyRows(root, op.id, store.name, p, lastCommitted + 1, hadoopConf)
       }
@@ -169,16 +164,9 @@ object RepartitionPlan {
     } catch { case NonFatal(_) => false }
 
   /** A log file of Spark's (offsets, commits, operator metadata): version line, then JSON. */
-  def readLogFile(fs: FileSystem, file: Path): (String, JValue) = {
-    val in = fs.open(file)
-    val lines =
-      try IOUtils.toString(in, StandardCharsets.UTF_8).linesIterator.toVector
-      finally in.close()
-    if (lines.size < 2) throw RepartitionErrors.repartitionUnsupportedCheckpoint(file.toString, "it has no JSON line")
-    (lines.head.trim, JsonMethods.parse(lines(1)))
-  }
+  private def readLogFile(fs: FileSystem, file: Path): (String, JValue) =
+    try OffsetLog.versionAndJson(fs, file)
+    catch { case NonFatal(e) => throw RepartitionErrors.repartitionUnsupportedCheckpoint(file.toString, e.getMessage) }
 
-  private def numbered(fs: FileSystem, dir: Path): Seq[Long] =
-    if (!fs.exists(dir)) Nil
-    else fs.listStatus(dir).toSeq.map(_.getPath.getName).collect { case n @ Numeric() => n.toLong }
+  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = OffsetLog.batchIds(fs, dir)
 }
