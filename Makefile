@@ -12,10 +12,22 @@ CC ?= cc
 VENV := .venv
 PY := $(VENV)/bin/python
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_version.py)
-JAR := jvm/target/ttlstore-$(VERSION).jar
-# The Maven artifact io.ttlstore:ttlstore_2.13 in a Maven repository on disk (`make publish-local`).
+# The Spark lines ttlstore is built for (jvm/spark/lines.tsv): one jar each, compiled against and
+# tested on the jars of the line's latest pyspark release. The last is the development line: .venv
+# runs it, with the whole test suite; every other line runs the suite's core in its own environment.
+LINES_TSV := jvm/spark/lines.tsv
+SPARK_LINES := $(shell awk '$$1 !~ /^\#/ && NF {print $$1}' $(LINES_TSV))
+DEV_LINE := $(lastword $(SPARK_LINES))
+OTHER_LINES := $(filter-out $(DEV_LINE),$(SPARK_LINES))
+DEV_PROJECT := spark$(subst .,,$(DEV_LINE))
+# $(call line_field,LINE,N): column N of LINE's row (2 latest pyspark, 3 oldest, 4 Scala version).
+line_field = $(shell awk -v line=$(1) '$$1 == line {print $$$(2)}' $(LINES_TSV))
+line_jar = jvm/target/jars/ttlstore-spark-$(1)_$(basename $(call line_field,$(1),4))-$(VERSION).jar
+JARS := $(foreach l,$(SPARK_LINES),$(call line_jar,$(l)))
+# The Maven artifacts io.ttlstore:ttlstore-spark-<line>_<scala> in a Maven repository on disk
+# (`make publish-local`).
 MAVEN_REPO := jvm/target/maven-repo
-POM := $(MAVEN_REPO)/io/ttlstore/ttlstore_2.13/$(VERSION)/ttlstore_2.13-$(VERSION).pom
+PUBLISHED := $(MAVEN_REPO)/.published
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
 # sbt from its launcher, resolving only from sbt's predefined `maven-central` (project/repositories).
@@ -33,7 +45,8 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv toolchain jar install publish-local dist test lint fmt test-native test-jvm test-python demo bench chaos docs clean
+.PHONY: all venv spark-jars line-venvs toolchain jar install publish-local dist test lint fmt test-native test-jvm \
+	test-python test-lines test-matrix demo bench chaos docs clean
 
 all: install
 
@@ -54,6 +67,32 @@ $(VENV)/.installed: python/pyproject.toml
 	touch $@
 
 venv: $(VENV)/.installed
+
+# Each line's Spark jars, unpacked from its pyspark release (PyPI's sdist carries them in deps/jars, a
+# wheel in pyspark/jars) into .build/spark-<line>/jars: what build.sbt compiles that line against.
+.build/spark-%/jars/.fetched: $(LINES_TSV)
+	rm -rf .build/spark-$*/download .build/spark-$*/jars
+	mkdir -p .build/spark-$*/download .build/spark-$*/jars
+	$(PYTHON) -m pip download --quiet --no-deps -d .build/spark-$*/download "pyspark==$(call line_field,$*,2)"
+	cd .build/spark-$*/download && for f in pyspark-*; do case $$f in \
+		*.whl) unzip -q -j $$f 'pyspark/jars/*' -d ../jars ;; \
+		*.tar.gz) tar -xzf $$f -C ../jars --strip-components=3 --wildcards 'pyspark-*/deps/jars/*' ;; \
+		*) echo "unexpected pyspark download: $$f" >&2; exit 1 ;; esac; done
+	rm -rf .build/spark-$*/download
+	touch $@
+
+spark-jars: $(foreach l,$(SPARK_LINES),.build/spark-$(l)/jars/.fetched)
+
+# An environment per other line, for its tests: its latest pyspark with ttlstore and the test tools
+# the end-to-end tests use. (Each line's oldest release runs tests/test_install.py's wheel test.)
+.build/spark-%/venv/.installed: python/pyproject.toml $(LINES_TSV)
+	rm -rf .build/spark-$*/venv
+	$(PYTHON) -m venv .build/spark-$*/venv
+	.build/spark-$*/venv/bin/python -m pip install --quiet --upgrade pip
+	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[lines]"
+	touch $@
+
+line-venvs: $(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.installed)
 
 # Hadoop's HDFS mini cluster, for the tests that keep checkpoints on HDFS: hadoop-client-minicluster
 # of the Hadoop version whose client jars pyspark ships, and the JUnit API it needs beside them.
@@ -95,25 +134,28 @@ ifeq ($(shell uname -s),Linux)
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CROSS_PACKAGES) >/dev/null; }
 endif
 
-# The jar is built against the jars of the pyspark in .venv (see build.sbt).
-jar: venv $(SBT_LAUNCHER) toolchain
-	$(SBT) jvm/package
+# Every line's jar, each built against its line's Spark jars (see build.sbt); the Python package
+# bundles them all and picks the installed pyspark's.
+jar: venv spark-jars $(SBT_LAUNCHER) toolchain
+	$(SBT) package
 	mkdir -p python/ttlstore/jars
 	rm -f python/ttlstore/jars/*.jar
-	cp $(JAR) python/ttlstore/jars/
+	cp $(JARS) python/ttlstore/jars/
 
 install: jar
 
-# The jar, its sources and its Scaladoc with a pom (Spark, rocksdbjni and Scala `provided`) in the
-# Maven repository $(MAVEN_REPO): spark-submit --packages io.ttlstore:ttlstore_2.13:$(VERSION)
-# --repositories file://$(CURDIR)/$(MAVEN_REPO). Published again only when the jar changed.
-publish-local: jar $(POM)
+# Every line's jar, its sources and its Scaladoc with a pom (Spark, rocksdbjni and Scala `provided`)
+# in the Maven repository $(MAVEN_REPO): spark-submit --packages
+# io.ttlstore:ttlstore-spark-4.3_2.13:$(VERSION) --repositories file://$(CURDIR)/$(MAVEN_REPO).
+# Published again only when a jar changed.
+publish-local: jar $(PUBLISHED)
 
-$(POM): $(JAR)
+$(PUBLISHED): $(JARS)
 	rm -rf $(MAVEN_REPO)
-	$(SBT) jvm/publish
+	$(SBT) publish
+	touch $@
 
-test: lint test-native test-jvm test-python
+test: lint test-native test-jvm test-python test-lines
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
@@ -143,15 +185,39 @@ ifeq ($(shell uname -s),Linux)
 		$(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
 endif
 
-# ScalaTest, after checking the Scala sources' formatting (.scalafmt.conf; `make fmt` applies it).
+# ScalaTest on the development line, after checking the Scala sources' formatting, every line's
+# adapters included (.scalafmt.conf; `make fmt` applies it).
 test-jvm: jar
-	$(SBT) jvm/scalafmtCheckAll jvm/test
+	$(SBT) scalafmtCheckAll $(DEV_PROJECT)/test
 
 fmt: $(SBT_LAUNCHER)
-	$(SBT) jvm/scalafmtAll
+	$(SBT) scalafmtAll
 
-test-python: install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+# (tests/test_line_upgrade.py continues a checkpoint from line to line, with each line's environment.)
+test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 	$(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=12
+
+# The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
+LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
+	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
+	tests/test_crash_loop.py
+# For release checks: every test of those files (not only their core) on every other line.
+test-matrix: install publish-local line-venvs
+	set -e; for line in $(OTHER_LINES); do \
+		.build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -q --durations=10 -p no:cacheprovider; \
+	done
+
+# The lines run side by side (a line's run leaves a third of the machine idle, waiting on query
+# starts and restarts), each into .build/spark-<line>/tests.log, shown when all are done.
+test-lines: install publish-local line-venvs
+	@for line in $(OTHER_LINES); do \
+		( .build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -m every_line -q --durations=5 \
+			-p no:cacheprovider --basetemp=.build/spark-$$line/pytest > .build/spark-$$line/tests.log 2>&1; \
+		  echo $$? > .build/spark-$$line/tests.rc ) & \
+	done; wait; status=0; for line in $(OTHER_LINES); do \
+		echo "== Spark $$(.build/spark-$$line/venv/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
+		cat .build/spark-$$line/tests.log; [ "$$(cat .build/spark-$$line/tests.rc)" = 0 ] || status=1; \
+	done; exit $$status
 
 demo: install
 	$(PY) -m ttlstore.demo
@@ -161,21 +227,21 @@ demo: install
 chaos: install
 	mkdir -p bench-output
 	TTLSTORE_FUZZ_INPUTS=1000 TTLSTORE_FUZZ_REPORT=$(CURDIR)/bench-output/fuzz.json \
-		$(SBT) "jvm/testOnly io.ttlstore.fuzz.ReaderFuzzSuite"
+		$(SBT) "$(DEV_PROJECT)/testOnly io.ttlstore.fuzz.ReaderFuzzSuite"
 	TTLSTORE_DAMAGE_REPORT=$(CURDIR)/bench-output/damage.json $(PY) -m pytest tests/test_damage_matrix.py -q
 	PYTHONPATH=tests $(PY) tests/chaos/report.py
 	PYTHONPATH=tests $(PY) tests/chaos/crash_loop.py chaos
 
 bench: install
 	mkdir -p bench-output
-	$(SBT) -error "jvm/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json" \
-		"jvm/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
-		"jvm/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
-		"jvm/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
+	$(SBT) -error "$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json" \
+		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
+		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
+		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
 	$(PY) tests/bench/run_bench.py
 
 docs: venv $(SBT_LAUNCHER)
-	$(SBT) -error "jvm/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md
+	$(SBT) -error "$(DEV_PROJECT)/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md
 
 # The wheel, with the jar it bundles (the build refuses to make one without it), into dist/, and
 # the Maven artifact into the Maven repository dist/maven/.

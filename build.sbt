@@ -1,12 +1,21 @@
 // ttlstore: the JVM side (provider, native filter loader) lives in jvm/.
 //
-// Spark 4.3.0 is not published on Maven Central as this is written, but the pyspark 4.3.0 wheel on
-// PyPI carries exactly its jars. We compile and test against those jars (the same ones the Python
-// tests run on), so they are a "provided" dependency in effect: never packaged into our jar.
+// One artifact per Spark line (jvm/spark/lines.tsv), each compiled from the shared sources in
+// jvm/src/main plus the adapters of its line: the directories of jvm/spark/ whose name covers the
+// line ("4.0", "4.1+", "4.0-4.2"). Each line compiles against the jars of its pyspark release
+// (`make spark-jars` unpacks them into .build/spark-<line>/jars), the same ones its tests run on,
+// so Spark is a "provided" dependency in effect: never packaged into our jars.
 
 val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
-lazy val sparkJarsDir = settingKey[File]("the jars/ folder of the installed pyspark 4.3.0")
+lazy val sparkJarsDir = settingKey[File]("the jars/ folder of the pyspark release this line compiles against")
+lazy val sparkLine = settingKey[SparkLine]("the Spark line this project builds for")
+
+/** The Spark lines of jvm/spark/lines.tsv (project/SparkLines.scala reads it). */
+lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("jvm/spark/lines.tsv"))
+
+/** The line the ScalaTest suites, the benchmarks and the docs generator run on. */
+lazy val devLine: SparkLine = sparkLines.last
 
 /** `linux-x86_64`, `linux-aarch64`, ...: as io.ttlstore.store.NativeFilter.platform computes it. */
 def nativePlatform: String = {
@@ -75,41 +84,75 @@ lazy val nativeFilter = Def.task {
   build(Set(src / "ttl_expiry.c", src / "ttl_expiry.h", src / "ttl_filter_jni.c")).toSeq
 }
 
-lazy val jvm = (project in file("jvm"))
+
+/**
+ * What the jar says about itself: io/ttlstore/build.properties, read by io.ttlstore.spark.BuiltFor
+ * to refuse a Spark of another line by name.
+ */
+lazy val buildProperties = Def.task {
+  val l = sparkLine.value
+  val out = (Compile / resourceManaged).value / "io" / "ttlstore" / "build.properties"
+  val text = Seq(
+    s"spark.line=${l.line}",
+    s"spark.builds=${sparkLines.map(o => s"${o.line}_${o.scalaBinary}").mkString(",")}",
+    s"spark.compiledAgainst=${l.latest}",
+    s"scala.binary=${l.scalaBinary}",
+    s"artifact=${l.name}_${l.scalaBinary}",
+    s"version=${version.value}").mkString("", "\n", "\n")
+  // Written only when it changes: a new file would make `package` write the jar (and publish it) again.
+  if (!out.isFile || IO.read(out) != text) IO.write(out, text)
+  Seq(out)
+}
+
+def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
   .settings(
-    name := "ttlstore",
+    sparkLine := l,
+    name := l.name,
+    // sbt would normalize the dots away (ttlstore-spark-4-3); the artifact keeps them, as Iceberg's do.
+    moduleName := l.name,
     organization := "io.ttlstore",
     version := versionPattern
       .findFirstMatchIn(IO.read(file("python/ttlstore/_version.py")))
       .map(_.group(1))
       .getOrElse(sys.error("python/ttlstore/_version.py has no __version__")),
-    scalaVersion := "2.13.18",
+    // The Scala this line's Spark ships: Scala 2.13 is backward but not forward binary compatible.
+    scalaVersion := l.scala,
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-byname-implicit,_",
       "-Wconf:cat=lint-infer-any:s"),
     javacOptions ++= Seq("--release", "17"),
-    sparkJarsDir := {
-      val fromEnv = sys.env.get("SPARK_JARS_DIR").map(file)
-      val fromVenv = (file(".venv/lib") * "python3*" / "site-packages" / "pyspark" / "jars").get
-      fromEnv.orElse(fromVenv.headOption).getOrElse(sys.error(
-        "Spark's jars were not found: run `make` (it installs pyspark 4.3.0 into .venv) " +
-          "or set SPARK_JARS_DIR to the jars/ folder of a Spark 4.3.0 distribution."))
+    // Every line's classes, jars and caches apart (the projects share jvm/ as their base).
+    target := (ThisBuild / baseDirectory).value / "jvm" / "target" / s"spark-${l.line}",
+    Compile / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala") ++
+      SparkLines.adapterDirs((ThisBuild / baseDirectory).value / "jvm" / "spark", l.line),
+    Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
+    // ScalaTest runs on the development line; the other lines are tested end to end (tests/lines).
+    Test / unmanagedSourceDirectories :=
+      (if (l == devLine) Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "scala") else Nil),
+    Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
+    sparkJarsDir := (ThisBuild / baseDirectory).value / ".build" / s"spark-${l.line}" / "jars",
+    Compile / unmanagedJars ++= {
+      val dir = sparkJarsDir.value
+      if (!(dir / s"spark-sql_${l.scalaBinary}-${l.latest}.jar").isFile) sys.error(
+        s"Spark ${l.latest}'s jars are not in $dir: run `make spark-jars` (it unpacks them from the pyspark " +
+          s"${l.latest} release).")
+      (dir * "*.jar").classpath
     },
-    Compile / unmanagedJars ++= (sparkJarsDir.value * "*.jar").classpath,
     // The native TTL filter for each platform of nativeTargets, packed into the jar under
     // io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform picks the folder at run time).
     Compile / resourceGenerators += nativeFilter.taskValue,
+    Compile / resourceGenerators += buildProperties.taskValue,
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // scala-library is a compile dependency only: `package` writes a plain jar of our classes, and
     // Spark brings its own Scala at run time.
     Compile / packageBin / packageOptions += Package.ManifestAttributes(
       "Implementation-Title" -> "ttlstore",
       "Implementation-Version" -> version.value),
-    Compile / packageBin / artifactPath :=
-      (Compile / target).value / s"ttlstore-${version.value}.jar",
+    Compile / packageBin / artifactPath := (ThisBuild / baseDirectory).value / "jvm" / "target" / "jars" /
+      s"${l.name}_${l.scalaBinary}-${version.value}.jar",
     // The Apache License 2.0, as in the repository's root and the wheel.
     Compile / packageBin / mappings += (ThisBuild / baseDirectory).value / "LICENSE" -> "META-INF/LICENSE",
-    // The Maven artifact io.ttlstore:ttlstore_2.13 (`make publish-local` writes it into the Maven
-    // repository jvm/target/maven-repo). Its pom names Spark's spark-sql, the rocksdbjni Spark ships
+    // The Maven artifact io.ttlstore:ttlstore-spark-<line>_<scala> (`make publish-local` writes every
+    // line's into the Maven repository jvm/target/maven-repo). Its pom names Spark's spark-sql, the rocksdbjni Spark ships
     // and Scala as `provided`: the Spark the jar is loaded into brings them, so `--packages` adds
     // this jar alone. Their versions are those of the pyspark jars the build compiles against.
     description := "A Spark Structured Streaming state store that forgets on purpose: state TTL for every " +
@@ -121,7 +164,7 @@ lazy val jvm = (project in file("jvm"))
     versionScheme := Some("early-semver"),
     // Scaladoc's links to private members are not errors in the published documentation.
     Compile / doc / scalacOptions += "-no-link-warnings",
-    publishTo := Some(Resolver.file("ttlstore-local", target.value / "maven-repo")),
+    publishTo := Some(Resolver.file("ttlstore-local", (ThisBuild / baseDirectory).value / "jvm" / "target" / "maven-repo")),
     publishConfiguration := publishConfiguration.value.withOverwrite(true),
     pomPostProcess := { pom =>
       val bundled = (sparkJarsDir.value * "*.jar").get.map(_.getName)
@@ -170,6 +213,24 @@ lazy val jvm = (project in file("jvm"))
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
   )
 
+def line(name: String): SparkLine =
+  sparkLines.find(_.line == name).getOrElse(sys.error(s"jvm/spark/lines.tsv has no line $name"))
+
+// One project per row of jvm/spark/lines.tsv (sbt finds projects only as named values).
+lazy val spark40 = lineProject(line("4.0"))
+lazy val spark41 = lineProject(line("4.1"))
+lazy val spark42 = lineProject(line("4.2"))
+lazy val spark43 = lineProject(line("4.3"))
+
+lazy val lineProjects: Seq[Project] = Seq(spark40, spark41, spark42, spark43)
+
 lazy val root = (project in file("."))
-  .aggregate(jvm)
-  .settings(publish / skip := true)
+  .aggregate(lineProjects.map(p => p: ProjectReference): _*)
+  .settings(
+    publish / skip := true,
+    // A row of lines.tsv without its project would silently build nothing.
+    Global / onLoad := (Global / onLoad).value.andThen { state =>
+      val missing = sparkLines.map(_.id).filterNot(lineProjects.map(_.id).contains)
+      if (missing.nonEmpty) sys.error(s"build.sbt has no project for ${missing.mkString(", ")} of jvm/spark/lines.tsv")
+      state
+    })

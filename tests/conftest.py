@@ -20,6 +20,63 @@ HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateS
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 TTL_PROVIDER = ttlstore.settings.PROVIDER_CLASS
 
+
+
+@dataclass(frozen=True)
+class SparkLine:
+    """A row of jvm/spark/lines.tsv: a Spark line, its latest and oldest pyspark releases, its Scala."""
+
+    line: str
+    latest: str
+    oldest: str
+    scala_version: str
+
+    @property
+    def scala(self) -> str:
+        """The Scala binary version ("2.13"), the artifact's suffix."""
+        return ".".join(self.scala_version.split(".")[:2])
+
+
+def read_spark_lines(table: Path = ROOT / "jvm" / "spark" / "lines.tsv") -> tuple[SparkLine, ...]:
+    rows = [r.split() for r in table.read_text().splitlines() if r.strip() and not r.startswith("#")]
+    return tuple(SparkLine(*row) for row in rows)
+
+
+#: The Spark lines ttlstore is built for; the last is the development line, which runs every test.
+SPARK_LINES = read_spark_lines()
+
+
+def _line_number(line: str) -> int:
+    major, minor = line.split(".")
+    return int(major) * 100 + int(minor)
+
+
+def adapter_dirs(line: str) -> list[Path]:
+    """The adapter directories of jvm/spark/ that `line` compiles ("4.0", "4.1+", "4.0-4.2"), as
+    build.sbt (project/SparkLines.scala) picks them."""
+    n = _line_number(line)
+
+    def covers(name: str) -> bool:
+        if name.endswith("+"):
+            return n >= _line_number(name[:-1])
+        low, _, high = name.partition("-")
+        return _line_number(low) <= n <= _line_number(high or low)
+
+    return sorted(d for d in (ROOT / "jvm" / "spark").iterdir() if d.is_dir() and covers(d.name))
+
+
+def core_params(values: list, core: list) -> list:
+    """``values`` as parameters, those in ``core`` marked every_line (the per-line run takes only them)."""
+    missing = [c for c in core if c not in values]
+    assert not missing, f"core values {missing} are not among {values}"
+    return [pytest.param(v, marks=pytest.mark.every_line if v in core else ()) for v in values]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "every_line: the suite's core, which `make test-lines` also runs on every other Spark line")
+
+
 # Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)

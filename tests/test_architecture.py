@@ -1,5 +1,6 @@
 """The JVM sources keep the shape docs/architecture.md draws: small files, no cycle between files,
-and packages that depend on each other in one direction only."""
+and packages that depend on each other in one direction only; checked for every Spark line's
+sources (the shared ones and that line's adapters)."""
 
 from __future__ import annotations
 
@@ -7,26 +8,33 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from conftest import ROOT
+import pytest
 
-MAIN = ROOT / "jvm" / "src" / "main" / "scala"
+from conftest import ROOT, SPARK_LINES, adapter_dirs
+
+JVM = ROOT / "jvm"
+MAIN = JVM / "src" / "main" / "scala"
 MAX_LINES = 300
+#: An adapter holds what one or a few Spark lines do differently, and no more.
+MAX_ADAPTER_LINES = 60
+LINES = [line.line for line in SPARK_LINES]
 
 #: Each package and the packages it may use; anything else is a dependency the other way round.
 LAYERS: dict[str, set[str]] = {
     "io.ttlstore.errors": set(),
     "io.ttlstore.bytes": set(),
+    "io.ttlstore.spark": {"io.ttlstore.errors"},
     "io.ttlstore.ttl": {"io.ttlstore.errors"},
     "io.ttlstore.config": {"io.ttlstore.errors", "io.ttlstore.ttl"},
-    "io.ttlstore.checkpoint": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl"},
-    "io.ttlstore.legacy": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.checkpoint"},
+    "io.ttlstore.checkpoint": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.spark"},
+    "io.ttlstore.legacy": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
     "io.ttlstore.store": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
-                          "io.ttlstore.checkpoint", "io.ttlstore.legacy"},
+                          "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark"},
     "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
-                                "io.ttlstore.checkpoint", "io.ttlstore.store"},
-    "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.checkpoint"},
-    "io.ttlstore.tools": set(),
+                                "io.ttlstore.checkpoint", "io.ttlstore.store", "io.ttlstore.spark"},
+    "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
+    "io.ttlstore.tools": {"io.ttlstore.errors", "io.ttlstore.spark"},
 }
 
 _DECLARATION = re.compile(
@@ -41,17 +49,19 @@ def _code(source: str) -> str:
     return re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: " ".join(re.findall(r"\$\{?(\w+)", m.group(0))), source)
 
 
-def _sources() -> dict[Path, str]:
-    return {p: p.read_text() for p in sorted(MAIN.rglob("*.scala")) if "/io/ttlstore/" in p.as_posix()}
+def _sources(line: str) -> dict[Path, str]:
+    """ttlstore's own sources of one Spark line: the shared ones and that line's adapters."""
+    roots = [MAIN, *adapter_dirs(line)]
+    return {p: p.read_text() for r in roots for p in sorted(r.rglob("*.scala")) if "/io/ttlstore/" in p.as_posix()}
 
 
 def _package(source: str) -> str:
     return source.split("\n", 1)[0].split()[1]
 
 
-def _dependencies() -> dict[Path, set[Path]]:
+def _dependencies(line: str) -> dict[Path, set[Path]]:
     """Which files each file uses: the files that declare the top-level names its code mentions."""
-    sources = _sources()
+    sources = _sources(line)
     declared: dict[str, Path] = {}
     for path, source in sources.items():
         for name in _DECLARATION.findall(source):
@@ -98,29 +108,41 @@ def _cycles(graph: dict[Path, set[Path]]) -> list[list[Path]]:
 
 
 def test_no_main_source_file_is_longer_than_the_limit():
-    long_files = {p.relative_to(MAIN).as_posix(): n for p, s in _sources().items() if (n := s.count("\n")) > MAX_LINES}
+    sources = {p: s for line in LINES for p, s in _sources(line).items()}
+    long_files = {p.relative_to(JVM).as_posix(): n for p, s in sources.items() if (n := s.count("\n")) > MAX_LINES}
     assert long_files == {}
 
 
-def test_no_two_files_depend_on_each_other_even_through_others():
-    cycles = [[p.relative_to(MAIN).as_posix() for p in c] for c in _cycles(_dependencies())]
+def test_every_adapter_is_small_and_lives_in_a_directory_named_for_the_lines_it_serves():
+    adapters = sorted((JVM / "spark").rglob("*.scala"))
+    assert adapters, "the per-line adapters live in jvm/spark/<lines>/"
+    long_files = {p.relative_to(JVM).as_posix(): n for p in adapters if (n := p.read_text().count("\n")) > MAX_ADAPTER_LINES}
+    assert long_files == {}
+    served = {d for line in LINES for d in adapter_dirs(line)}
+    assert {d for d in (JVM / "spark").iterdir() if d.is_dir()} - served == set(), "an adapter directory no line compiles"
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_no_two_files_depend_on_each_other_even_through_others(line: str):
+    cycles = [[p.relative_to(JVM).as_posix() for p in c] for c in _cycles(_dependencies(line))]
     assert cycles == []
 
 
-def test_packages_only_use_the_layers_below_them():
-    sources = _sources()
+@pytest.mark.parametrize("line", LINES)
+def test_packages_only_use_the_layers_below_them(line: str):
+    sources = _sources(line)
     wrong = set()
-    for path, targets in _dependencies().items():
+    for path, targets in _dependencies(line).items():
         source_pkg = _package(sources[path])
         for target in targets:
             target_pkg = _package(sources[target])
             if source_pkg != target_pkg and source_pkg in LAYERS and target_pkg not in LAYERS[source_pkg]:
-                wrong.add(f"{path.relative_to(MAIN)} -> {target.relative_to(MAIN)}")
+                wrong.add(f"{path.relative_to(JVM)} -> {target.relative_to(JVM)}")
     assert sorted(wrong) == []
 
 
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
-    root = {p.name for p, s in _sources().items() if _package(s) == "io.ttlstore"}
+    root = {p.name for p, s in _sources(LINES[-1]).items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
                     "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala",
                     "RepartitionMain.scala", "MigrateMain.scala"}

@@ -1,5 +1,6 @@
-"""ttlstore as a user gets it: the wheel installed into a fresh venv next to pyspark alone, and the
-Maven artifact by its coordinates, each runs a query."""
+"""ttlstore as a user gets it: the wheel installed into a fresh venv next to pyspark alone (the oldest
+release of every Spark line), and the Maven artifact of the installed pyspark's line by its
+coordinates, each runs a deduplication with TTL that forgets."""
 
 from __future__ import annotations
 
@@ -11,34 +12,41 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import ttlstore
 
-from conftest import ROOT
+from conftest import ROOT, SPARK_LINES
 
 QUERY = textwrap.dedent("""
-    import json, sys
+    import json, sys, time
     from pathlib import Path
     from pyspark.sql import SparkSession
     import ttlstore
 
     work = Path(sys.argv[1])
     (work / "in").mkdir()
-    (work / "in" / "0.json").write_text("".join(json.dumps({"key": k}) + "\\n" for k in "abca"))
     builder = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "1"))
     if len(sys.argv) > 2:  # by Maven coordinates, from the repository sys.argv[2]
         builder = builder.config("spark.jars.repositories", sys.argv[2]).config("spark.jars.ivy", str(work / "ivy"))
-        spark = ttlstore.configure(builder, jar=ttlstore.MAVEN_COORDINATES, ttl="1 hour").getOrCreate()
+        spark = ttlstore.configure(builder, jar=ttlstore.maven_coordinates(), ttl="3 seconds").getOrCreate()
     else:
-        spark = ttlstore.configure(builder, ttl="1 hour").getOrCreate()
-    seen = []
-    query = (spark.readStream.schema("key string").json(str(work / "in")).dropDuplicates(["key"]).writeStream
-             .foreachBatch(lambda df, _: seen.extend(r.key for r in df.collect()))
-             .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
-    query.awaitTermination()
+        spark = ttlstore.configure(builder, ttl="3 seconds").getOrCreate()
+    rounds = []
+    for i, keys in enumerate(["abca", "bd"]):  # the second round comes after b expired
+        (work / "in" / f"{i}.json").write_text("".join(json.dumps({"key": k}) + "\\n" for k in keys))
+        seen = []
+        query = (spark.readStream.schema("key string").json(str(work / "in")).dropDuplicates(["key"]).writeStream
+                 .foreachBatch(lambda df, _: seen.extend(r.key for r in df.collect()))
+                 .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
+        query.awaitTermination()
+        rounds.append(sorted(seen))
+        time.sleep(4)
     metrics = query.lastProgress["stateOperators"][0]["customMetrics"]
     jars = spark.sparkContext._jsc.sc().listJars()
-    print("RESULT", json.dumps({"keys": sorted(seen), "ttlstore": "ttlstoreCommitLatencyMs" in metrics,
+    print("RESULT", json.dumps({"rounds": rounds, "ttlstore": "ttlstoreCommitLatencyMs" in metrics,
+                                "version": spark.version,
                                 "jar": ttlstore.jar_path(), "jars": [jars.apply(i) for i in range(jars.size())],
                                 "spark.jars": spark.conf.get("spark.jars", "")}))
     spark.stop()
@@ -55,11 +63,14 @@ def run_query(python: Path | str, tmp_path: Path, *args: str, env: dict[str, str
     results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
     assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
     result = json.loads(results[0])
-    assert result["keys"] == ["a", "b", "c"] and result["ttlstore"]
+    # b was forgotten after its TTL, and d is new; a and c were not in the second round.
+    assert result["rounds"] == [["a", "b", "c"], ["b", "d"]] and result["ttlstore"], result
     return result
 
 
-def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore(tmp_path: Path):
+@pytest.mark.parametrize("pyspark", [line.oldest for line in SPARK_LINES])
+def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore_that_forgets(tmp_path: Path, pyspark: str):
+    """A new user's first run on each line's oldest patch release: the wheel picks that line's jar."""
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                             "-w", str(tmp_path / "dist"), str(ROOT / "python")], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
@@ -67,7 +78,7 @@ def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore(tmp_p
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "pyspark==4.3.0", str(wheel)],
+    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", f"pyspark=={pyspark}", str(wheel)],
                                capture_output=True, text=True, timeout=900)
     assert installed.returncode == 0, installed.stderr
     # Nothing of the checkout or of the test venv reaches the query: a new HOME, a bare PATH.
@@ -75,24 +86,33 @@ def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore(tmp_p
     if "JAVA_HOME" in os.environ:
         env["JAVA_HOME"] = os.environ["JAVA_HOME"]
     result = run_query(python, tmp_path, env=env)
+    assert result["version"] == pyspark
     assert result["jar"].startswith(str(venv)), "the jar comes from the installed wheel, not the checkout"
+    assert Path(result["jar"]).name == f"ttlstore-spark-{ttlstore.spark_line(pyspark)}_2.13-{ttlstore.__version__}.jar"
 
 
 MAVEN_REPO = ROOT / "jvm" / "target" / "maven-repo"
 
 
+@pytest.mark.every_line
 def test_the_maven_artifact_by_its_coordinates_runs_a_query_without_the_wheels_jar(tmp_path: Path):
-    """`--packages io.ttlstore:ttlstore_2.13:<version>` from the Maven repository `make publish-local`
-    writes: Spark resolves the artifact alone (its pom names Spark, rocksdbjni and Scala `provided`)."""
-    pom = MAVEN_REPO / "io" / "ttlstore" / "ttlstore_2.13" / ttlstore.__version__ / \
-        f"ttlstore_2.13-{ttlstore.__version__}.pom"
+    """`--packages io.ttlstore:ttlstore-spark-<line>_2.13:<version>` from the Maven repository `make
+    publish-local` writes: Spark resolves the installed pyspark's line's artifact alone (its pom names
+    that line's Spark, rocksdbjni and Scala `provided`)."""
+    import pyspark
+
+    name = f"ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_2.13"
+    pom = MAVEN_REPO / "io" / "ttlstore" / name / ttlstore.__version__ / f"{name}-{ttlstore.__version__}.pom"
     assert pom.is_file(), f"{pom} is missing: run `make publish-local` (make test does)"
-    scopes = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>[^<]+</version>\s*<scope>([^<]+)</scope>",
-                        pom.read_text())
-    assert dict(scopes) == {"scala-library": "provided", "spark-sql_2.13": "provided", "rocksdbjni": "provided"}
+    provided = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>\s*<scope>provided</scope>",
+                          pom.read_text())
+    assert {a for a, _ in provided} == {"scala-library", "spark-sql_2.13", "rocksdbjni"}
+    assert dict(provided)["spark-sql_2.13"] == pyspark.__version__, "the pom names the Spark it was built against"
+    (scala,) = (Path(pyspark.__file__).parent / "jars").glob("scala-library-*.jar")
+    assert scala.name == f"scala-library-{dict(provided)['scala-library']}.jar", "and the Scala that Spark ships"
     result = run_query(sys.executable, tmp_path, MAVEN_REPO.as_uri())
     # The one jar Spark added is the artifact from the Ivy cache: not the wheel's, and nothing else.
-    artifact = f"io.ttlstore_ttlstore_2.13-{ttlstore.__version__}.jar"
+    artifact = f"io.ttlstore_{name}-{ttlstore.__version__}.jar"
     assert len(result["jars"]) == 1 and result["jars"][0].endswith(artifact), result["jars"]
     (added,) = result["spark.jars"].split(",")
     assert added.endswith(artifact) and str(tmp_path / "work" / "ivy") in added, added

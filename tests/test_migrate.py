@@ -20,7 +20,7 @@ from test_ttl import EVENTS, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, core_params, run_rounds
 
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
 CLI = Path(sys.executable).parent / "ttlstore"
@@ -49,8 +49,10 @@ def assert_same_rows(spark: SparkSession, expected_run, outputs, schema) -> None
                            ignore_row_order=True)
 
 
-@pytest.mark.parametrize("name", ["aggregation without watermark", "dropDuplicates", "session windows",
-                                  "applyInPandasWithState"])
+MIGRATED = ["aggregation without watermark", "dropDuplicates", "session windows", "applyInPandasWithState"]
+
+
+@pytest.mark.parametrize("name", core_params(MIGRATED, ["aggregation without watermark", "dropDuplicates"]))
 def test_a_query_migrated_from_spark_s_hdfs_provider_emits_what_it_would_have(
     spark: SparkSession, tmp_path: Path, name: str
 ):
@@ -66,8 +68,7 @@ def test_a_query_migrated_from_spark_s_hdfs_provider_emits_what_it_would_have(
 
 
 @pytest.mark.parametrize("conf", [None, CHANGELOG], ids=["snapshots", "changelog checkpointing"])
-@pytest.mark.parametrize("name", ["aggregation without watermark", "dropDuplicates", "session windows",
-                                  "applyInPandasWithState"])
+@pytest.mark.parametrize("name", core_params(MIGRATED, ["session windows"]))
 def test_a_query_migrated_from_spark_s_rocksdb_provider_emits_what_it_would_have(
     spark: SparkSession, tmp_path: Path, name: str, conf
 ):

@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from test_ttl import EVENTS, rows
@@ -23,6 +24,8 @@ MINUTE = 60  # the events' t is in seconds
 GROWTH_ROUNDS = 8
 KEYS_PER_ROUND = 2000
 TAIL_ROUNDS = 15
+
+pytestmark = pytest.mark.every_line
 
 
 def run_churn(spark: SparkSession, workdir: Path, native_filter: bool) -> tuple[list[list[Row]], list[dict]]:

@@ -174,6 +174,7 @@ def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksd
     assert ids and all(any(c.name == f"{len(scenario.rounds)}_{i}.changelog" for c in changelogs) for i in ids)
 
 
+@pytest.mark.every_line
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
     reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)

@@ -11,13 +11,18 @@ from pyspark.sql import SparkSession
 
 import ttlstore
 
-from conftest import ROOT
+from conftest import ROOT, SPARK_LINES
 
 
-def test_the_version_matches_the_bundled_jar():
+def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
+    import pyspark
+
     jar = Path(ttlstore.jar_path())
-    assert jar.name == f"ttlstore-{ttlstore.__version__}.jar"
+    line = ttlstore.spark_line(pyspark.__version__)
+    assert jar.name == f"ttlstore-spark-{line}_2.13-{ttlstore.__version__}.jar"
     with zipfile.ZipFile(jar) as z:
+        built_for = dict(row.split("=", 1) for row in z.read("io/ttlstore/build.properties").decode().split())
+        assert built_for["spark.line"] == line and built_for["spark.compiledAgainst"] == pyspark.__version__
         manifest = z.read("META-INF/MANIFEST.MF").decode()
         assert f"Implementation-Version: {ttlstore.__version__}" in manifest
         assert "io/ttlstore/TtlStateStoreProvider.class" in z.namelist()
@@ -51,18 +56,21 @@ def test_ttlstore_jar_prints_the_bundled_jar_for_spark_submit(capsys):
 
 
 def test_ttlstore_jar_coordinates_prints_the_maven_coordinates_for_packages(capsys):
+    import pyspark
+
     from ttlstore.cli import main
 
     assert main(["jar", "--coordinates"]) == 0
-    assert capsys.readouterr().out.strip() == f"io.ttlstore:ttlstore_2.13:{ttlstore.__version__}"
-    assert ttlstore.MAVEN_COORDINATES == f"io.ttlstore:ttlstore_2.13:{ttlstore.__version__}"
+    expected = f"io.ttlstore:ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_2.13:{ttlstore.__version__}"
+    assert capsys.readouterr().out.strip() == expected
+    assert ttlstore.MAVEN_COORDINATES == ttlstore.maven_coordinates() == expected
 
 
 def test_configure_takes_a_jar_by_path_and_refuses_a_path_with_no_file(tmp_path: Path):
     builder = ttlstore.configure(SparkSession.Builder(), jar=ttlstore.jar_path())
     assert builder._options["spark.jars"] == ttlstore.jar_path()
     assert "spark.jars.packages" not in builder._options
-    with pytest.raises(FileNotFoundError, match=r"no jar at .*missing\.jar.*ttlstore jar.*io\.ttlstore:ttlstore_2\.13"):
+    with pytest.raises(FileNotFoundError, match=r"no jar at .*missing\.jar.*ttlstore jar.*io\.ttlstore:ttlstore-spark-4"):
         ttlstore.configure(SparkSession.Builder(), jar=str(tmp_path / "missing.jar"))
 
 
@@ -218,7 +226,8 @@ def test_the_built_wheel_bundles_the_jar_its_license_and_complete_metadata(tmp_p
         assert "ttlstore = ttlstore.cli:main" in z.read(entry_points).decode()
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         meta = z.read(metadata).decode()
-    assert f"ttlstore/jars/ttlstore-{ttlstore.__version__}.jar" in names
+    jars = {f"ttlstore/jars/ttlstore-spark-{line.line}_{line.scala}-{ttlstore.__version__}.jar" for line in SPARK_LINES}
+    assert jars <= set(names), "the wheel bundles every line's jar"
     assert {"ttlstore/py.typed", "ttlstore/log4j2-cli.properties"} <= set(names)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: Apache-2.0" in meta and "Author: ttlstore contributors" in meta
@@ -234,5 +243,5 @@ def test_a_wheel_is_never_built_without_the_jar_it_bundles(tmp_path: Path):
     shutil.copytree(ROOT / "python", source, ignore=shutil.ignore_patterns("*.jar", "build", "*.egg-info", "__pycache__"))
     built = _build_wheel(source, tmp_path / "out")
     assert built.returncode != 0 and not list((tmp_path / "out").glob("*.whl"))
-    assert f"ttlstore-{ttlstore.__version__}.jar, is missing" in built.stderr + built.stdout
+    assert f"ttlstore-spark-{SPARK_LINES[0].line}_2.13-{ttlstore.__version__}.jar, is missing" in built.stderr + built.stdout
     assert "make jar" in built.stderr + built.stdout

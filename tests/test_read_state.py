@@ -45,6 +45,7 @@ def by_key(df) -> dict[str, tuple]:
     return {r.key.key: (r.written_at, r.expires_at, r.expired) for r in df.collect()}
 
 
+@pytest.mark.every_line
 def test_read_state_gives_each_row_its_write_time_and_expiry_and_hides_what_the_query_hid(
     spark: SparkSession, tmp_path: Path
 ):

@@ -17,7 +17,7 @@ from test_ttl import EVENTS, clock_at, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, core_params, run_rounds
 
 P = ttlstore.settings.PREFIX
 
@@ -43,7 +43,7 @@ def read(spark: SparkSession, checkpoint: Path, **options: object) -> DataFrame:
     return reader.load(str(checkpoint))
 
 
-@pytest.mark.parametrize("name", READ_SCENARIOS)
+@pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["aggregation without watermark", "session windows"]))
 def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, name: str):
     paths = checkpoints(spark, tmp_path, name)
     sides = [{"joinSide": "left"}, {"joinSide": "right"}] if name == JOIN else [{}]
@@ -59,7 +59,7 @@ def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkS
     assert_df_equality(ours, hdfs, ignore_row_order=True, ignore_nullable=True)
 
 
-@pytest.mark.parametrize("name", [n for n in READ_SCENARIOS if n != JOIN])
+@pytest.mark.parametrize("name", core_params([n for n in READ_SCENARIOS if n != JOIN], ["dropDuplicates"]))
 def test_the_change_feed_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, name: str):
     paths = checkpoints(spark, tmp_path, name)
     last = len(SCENARIOS[name].rounds) - 1
@@ -76,6 +76,7 @@ def test_a_snapshot_that_does_not_exist_is_named_with_the_ones_that_do(spark: Sp
         read(spark, ours, snapshotStartBatchId=0, snapshotPartitionId=0).collect()
 
 
+@pytest.mark.every_line
 def test_the_reader_judges_expiry_with_the_ttl_recorded_for_the_version_not_its_own_settings(
     spark: SparkSession, tmp_path: Path
 ):

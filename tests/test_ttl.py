@@ -29,6 +29,8 @@ T0 = 1_763_800_000_000  # epoch ms: the rounds' clock starts here
 MINUTE = 60_000
 CLOCK_KEY = ttlstore.settings.OPTIONS["testing_clock_ms"][0]
 
+pytestmark = pytest.mark.every_line
+
 
 def ttl_conf(config: ttlstore.StateTtlConfig, operator_id: int | None = None) -> dict[str, str]:
     return config.to_spark_conf(operator_id=operator_id)

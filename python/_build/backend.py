@@ -1,13 +1,15 @@
 """ttlstore's build backend: setuptools', except that a wheel is never built without the jar it bundles.
 
-The wheel's whole point is the jar (`ttlstore/jars/ttlstore-<version>.jar`, built by `make jar`): a
-wheel without it installs cleanly and then fails at `configure()`. So `build_wheel` checks that the
-jar is there, is this version's, and holds the provider, and fails naming the fix otherwise.
+The wheel's whole point is the jars (`ttlstore/jars/ttlstore-spark-<line>_<scala>-<version>.jar`, one
+per Spark line of `ttlstore._lines.JARS`, built by `make jar`): a wheel without one installs cleanly
+and then fails at `configure()` on that line. So `build_wheel` checks that every jar is there, is this
+version's, and holds the provider, and fails naming the fix otherwise.
 Editable installs (`make venv` installs one before any jar exists) and sdists are left alone.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import zipfile
 from pathlib import Path
@@ -20,12 +22,29 @@ _PACKAGE = Path(__file__).resolve().parent.parent / "ttlstore"
 _PROVIDER = "io/ttlstore/TtlStateStoreProvider.class"
 
 
+def bundled_jars(package: Path = _PACKAGE) -> list[tuple[str, str]]:
+    """The (line, Scala) pairs of ttlstore._lines.JARS, read without importing the package."""
+    tree = ast.parse((package / "_lines.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "JARS":
+            assert node.value is not None
+            return list(ast.literal_eval(node.value))
+    raise SystemExit(f"ttlstore: {package / '_lines.py'} declares no JARS")
+
+
 def bundled_jar_problem(package: Path = _PACKAGE) -> str | None:
     """Why the package directory cannot make a wheel, or None."""
     version = re.search(r'__version__ = "([^"]+)"', (package / "_version.py").read_text(encoding="utf-8"))
     if version is None:
         return f"{package / '_version.py'} names no __version__"
-    jar = package / "jars" / f"ttlstore-{version.group(1)}.jar"
+    for line, scala in bundled_jars(package):
+        problem = _jar_problem(package / "jars" / f"ttlstore-spark-{line}_{scala}-{version.group(1)}.jar")
+        if problem:
+            return problem
+    return None
+
+
+def _jar_problem(jar: Path) -> str | None:
     if not jar.is_file():
         return f"the jar it bundles, {jar}, is missing"
     try:

@@ -15,16 +15,19 @@ and state that forgets what was not written for an hour::
 The whole surface: :func:`configure` and :func:`apply_ttl` with :class:`StateTtlConfig` and its
 enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state; :func:`migrate` to move a
 query from Spark's providers; :func:`repartition` to change a stopped query's number of state
-partitions; :func:`jar_path` and :data:`MAVEN_COORDINATES`. :mod:`ttlstore.settings` names the Spark settings.
+partitions; :func:`jar_path`, :func:`maven_coordinates` and :data:`MAVEN_COORDINATES` (ttlstore has one jar
+per Spark line, :data:`SPARK_LINES`, and picks the installed pyspark's). :mod:`ttlstore.settings` names the Spark
+settings.
 """
 
 from __future__ import annotations
 
 from ttlstore import settings
 from ttlstore._inspect import InspectError, inspect_checkpoint, inspect_checkpoint_offline
+from ttlstore._lines import SPARK_LINES, UnsupportedSparkError, spark_line
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._repartition import RepartitionError, RepartitionReport, repartition
-from ttlstore._session import MAVEN_COORDINATES, apply_ttl, configure, jar_path
+from ttlstore._session import MAVEN_COORDINATES, apply_ttl, configure, jar_path, maven_coordinates
 from ttlstore._state import read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
 from ttlstore._version import __version__
@@ -36,9 +39,11 @@ __all__ = [
     "MigrationReport",
     "RepartitionError",
     "RepartitionReport",
+    "SPARK_LINES",
     "StateTtlConfig",
     "StateVisibility",
     "TimeCharacteristic",
+    "UnsupportedSparkError",
     "UpdateType",
     "__version__",
     "apply_ttl",
@@ -46,8 +51,10 @@ __all__ = [
     "inspect_checkpoint",
     "inspect_checkpoint_offline",
     "jar_path",
+    "maven_coordinates",
     "migrate",
     "read_state",
     "repartition",
     "settings",
+    "spark_line",
 ]

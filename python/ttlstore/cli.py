@@ -105,24 +105,23 @@ def _parser() -> argparse.ArgumentParser:
     spread.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     jar = commands.add_parser(
         "jar",
-        help="print the path of the bundled jar",
+        help="print the path of the bundled jar for the installed pyspark",
         description='For spark-submit and other JVM launchers: spark-submit --jars "$(ttlstore jar)" ... '
-        "together with --conf spark.sql.streaming.stateStore.providerClass=io.ttlstore.TtlStateStoreProvider.",
+        "together with --conf spark.sql.streaming.stateStore.providerClass=io.ttlstore.TtlStateStoreProvider. "
+        "ttlstore has one jar per Spark line; this prints the one for the installed pyspark's line.",
     )
     jar.add_argument("--coordinates", action="store_true",
-                     help="print ttlstore's Maven coordinates instead (for spark-submit --packages)")
+                     help="print the Maven coordinates of that line's artifact instead (for spark-submit --packages)")
     return parser
 
 
 def _jar(coordinates: bool) -> int:
-    from ttlstore._session import MAVEN_COORDINATES, jar_path
+    from ttlstore._lines import UnsupportedSparkError
+    from ttlstore._session import jar_path, maven_coordinates
 
-    if coordinates:
-        print(MAVEN_COORDINATES)
-        return 0
     try:
-        print(jar_path())
-    except FileNotFoundError as e:
+        print(maven_coordinates() if coordinates else jar_path())
+    except (FileNotFoundError, UnsupportedSparkError) as e:
         print(f"ttlstore jar: {e}", file=sys.stderr)
         return 2
     return 0

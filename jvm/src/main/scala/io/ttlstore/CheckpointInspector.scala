@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.{ChecksumFileSystem, FileStatus, FileSystem, Path}
 import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.Serialization
 
-import io.ttlstore.checkpoint.{CheckpointFiles, CommitLog, Listing, OffsetLog, SnapshotUploader, VersionFile}
+import io.ttlstore.checkpoint.{CheckpointFiles, CommitLog, Listing, SnapshotUploader, SparkCheckpoint, VersionFile}
 import io.ttlstore.config.{ConfigKey, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
@@ -219,7 +219,7 @@ object CheckpointInspector {
 
   private def isDir(fs: FileSystem, p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
 
-  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = OffsetLog.batchIds(fs, dir)
+  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = SparkCheckpoint.batchIds(fs, dir)
 
   /** The store names of a partition directory: `default` if it holds store files itself, plus subdirectories. */
   private def storesIn(fs: FileSystem, partDir: Path): Seq[String] = {
@@ -230,23 +230,15 @@ object CheckpointInspector {
   }
 
   /** Operator name and store names from Spark's operator metadata (`_metadata/metadata`), if written. */
-  private def operatorMetadata(fs: FileSystem, opDir: Path): (Option[String], Seq[String]) = {
-    val file = new Path(opDir, "_metadata/metadata")
-    if (!fs.exists(file) || !fs.getFileStatus(file).isFile) return (None, Nil)
+  private def operatorMetadata(fs: FileSystem, opDir: Path): (Option[String], Seq[String]) =
     try {
-      val json = OffsetLog.jsonAfterVersionLine(fs, file)
-      val name = (json \ "operatorInfo" \ "operatorName").extractOpt[String]
-      val stores = (json \ "stateStoreInfo" \\ "storeName") match {
-        case org.json4s.JString(s) => Seq(s)
-        case obj => obj.children.flatMap(_.extractOpt[String])
-      }
-      (name, stores.distinct)
+      val meta = SparkCheckpoint.operatorMetadata(fs, opDir)
+      (meta.flatMap(_.name), meta.toSeq.flatMap(_.stores.map(_.name)).distinct)
     } catch { case NonFatal(_) => (None, Nil) }
-  }
 
   /** The state store provider pinned in an offset-log entry (absent before Spark pinned it). */
   private def provider(fs: FileSystem, entry: Path): Option[String] =
-    try (OffsetLog.jsonAfterVersionLine(fs, entry) \ "conf" \ ConfigKey.SparkProviderKey).extractOpt[String]
+    try (SparkCheckpoint.jsonAfterVersionLine(fs, entry) \ "conf" \ ConfigKey.SparkProviderKey).extractOpt[String]
     catch { case NonFatal(_) => None }
 
   private def bytesBelow(fs: FileSystem, dir: Path, skip: Set[String]): Long =

@@ -1,11 +1,7 @@
 package io.ttlstore
 
-import scala.util.control.NonFatal
-
-import org.apache.hadoop.conf.Configuration
-import io.ttlstore.tools.ToolLines
-import io.ttlstore.tools.ToolLines.{emit, fail}
-import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.tools.ToolLines.emit
+import io.ttlstore.tools.ToolMain
 
 /**
  * `ttlstore inspect` without a Spark session: `java -cp <pyspark's jars>:<ttlstore jar>
@@ -24,37 +20,13 @@ import io.ttlstore.errors.TtlStoreException
 object InspectMain {
   private val Usage = "usage: InspectMain CHECKPOINT [--quick] [--conf KEY=VALUE]..."
 
-  private final case class Args(checkpoint: Option[String] = None, scan: Boolean = true,
-      conf: Seq[(String, String)] = Nil)
-
-  def main(args: Array[String]): Unit = {
-    val parsed = parse(args.toList, Args())
-    val checkpoint = parsed.checkpoint.getOrElse(fail(Usage))
-    val hadoopConf = new Configuration()
-    parsed.conf.foreach { case (k, v) => hadoopConf.set(k, v) }
-    try {
-      val overview = CheckpointInspector.readOverview(checkpoint, hadoopConf)
+  def main(args: Array[String]): Unit =
+    ToolMain.run(Usage, Set("--quick"), Set.empty, "reading", args) { a =>
+      val overview = CheckpointInspector.readOverview(a.checkpoint, a.hadoopConf)
       emit(Map("overview" -> overview))
       for (op <- overview.operators; store <- op.stores; p <- store.partitions) {
-        val report = CheckpointInspector.readStore(checkpoint, op.id, store.name, p, parsed.scan, hadoopConf)
+        val report = CheckpointInspector.readStore(a.checkpoint, op.id, store.name, p, !a.flag("--quick"), a.hadoopConf)
         emit(Map("operator" -> op.id, "store" -> store.name, "report" -> report))
       }
-    } catch {
-      case e: TtlStoreException => fail(e.getMessage)
-      case NonFatal(e) => fail(s"reading $checkpoint failed: $e")
     }
-    System.out.flush()
-    sys.exit(0)
-  }
-
-  @scala.annotation.tailrec
-  private def parse(args: List[String], acc: Args): Args = args match {
-    case Nil => acc
-    case "--quick" :: rest => parse(rest, acc.copy(scan = false))
-    case "--conf" :: setting :: rest => parse(rest, acc.copy(conf = acc.conf :+ ToolLines.hadoopSetting(setting)))
-    case flag :: _ if flag.startsWith("--") => fail(Usage)
-    case path :: rest if acc.checkpoint.isEmpty => parse(rest, acc.copy(checkpoint = Some(path)))
-    case _ => fail(Usage)
-  }
-
 }

@@ -1,13 +1,8 @@
 package io.ttlstore
 
-import scala.util.control.NonFatal
-
-import org.apache.hadoop.conf.Configuration
-
-import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.migrate.CheckpointMigration
-import io.ttlstore.tools.ToolLines
-import io.ttlstore.tools.ToolLines.{emit, fail}
+import io.ttlstore.tools.ToolLines.emit
+import io.ttlstore.tools.ToolMain
 
 /**
  * `ttlstore migrate` in a plain JVM: `java -cp <pyspark's jars>:<ttlstore jar> io.ttlstore.MigrateMain
@@ -18,32 +13,9 @@ import io.ttlstore.tools.ToolLines.{emit, fail}
 object MigrateMain {
   private val Usage = "usage: MigrateMain CHECKPOINT [--dry-run] [--rollback] [--force] [--conf KEY=VALUE]..."
 
-  private final case class Args(checkpoint: Option[String] = None, dryRun: Boolean = false, rollback: Boolean = false,
-      force: Boolean = false, conf: Seq[(String, String)] = Nil)
-
-  def main(args: Array[String]): Unit = {
-    val parsed = parse(args.toList, Args())
-    val checkpoint = parsed.checkpoint.getOrElse(fail(Usage))
-    val hadoopConf = new Configuration()
-    parsed.conf.foreach { case (k, v) => hadoopConf.set(k, v) }
-    try emit(Map("report" -> CheckpointMigration.run(checkpoint, parsed.dryRun, parsed.rollback, parsed.force,
-          hadoopConf)))
-    catch {
-      case e: TtlStoreException => fail(e.getMessage)
-      case NonFatal(e) => fail(s"migrating $checkpoint failed: $e")
+  def main(args: Array[String]): Unit =
+    ToolMain.run(Usage, Set("--dry-run", "--rollback", "--force"), Set.empty, "migrating", args) { a =>
+      emit(Map("report" -> CheckpointMigration.run(a.checkpoint, a.flag("--dry-run"), a.flag("--rollback"),
+          a.flag("--force"), a.hadoopConf)))
     }
-    sys.exit(0)
-  }
-
-  @scala.annotation.tailrec
-  private def parse(args: List[String], acc: Args): Args = args match {
-    case Nil => acc
-    case "--dry-run" :: rest => parse(rest, acc.copy(dryRun = true))
-    case "--rollback" :: rest => parse(rest, acc.copy(rollback = true))
-    case "--force" :: rest => parse(rest, acc.copy(force = true))
-    case "--conf" :: setting :: rest => parse(rest, acc.copy(conf = acc.conf :+ ToolLines.hadoopSetting(setting)))
-    case flag :: _ if flag.startsWith("--") => fail(Usage)
-    case path :: rest if acc.checkpoint.isEmpty => parse(rest, acc.copy(checkpoint = Some(path)))
-    case _ => fail(Usage)
-  }
 }

@@ -4,12 +4,11 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.datasources.v2.RealTimeStreamScanExec
-import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperator
-import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
 
 import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.spark.RealTimeMode
+import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
 import io.ttlstore.store.NativeFilter
 
 /**
@@ -96,7 +95,7 @@ object QueryStartCheck {
         val confs = conf.getAllConfs.filter(_._1.startsWith(ConfigKey.SparkStatePrefix))
         val pinned = conf.getConfString(ConfigKey.SparkProviderKey, "")
         if (pinned == Ours) {
-          if (plan.exists(_.isInstanceOf[RealTimeStreamScanExec])) {
+          if (RealTimeMode.runs(plan)) {
             throw TtlStoreErrors.realTimeModeNotServed(checkpointOf(ops.head.stateDir))
           }
           check(confs, ops)

@@ -1,12 +1,8 @@
 package io.ttlstore
 
-import scala.util.control.NonFatal
-
-import org.apache.hadoop.conf.Configuration
-import io.ttlstore.tools.ToolLines
-import io.ttlstore.tools.ToolLines.{emit, fail}
-import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.repartition.Repartitioner
+import io.ttlstore.tools.ToolLines.{emit, fail}
+import io.ttlstore.tools.ToolMain
 
 /**
  * `ttlstore repartition` without a Spark session: `java -cp <pyspark's jars>:<ttlstore jar>
@@ -23,36 +19,12 @@ import io.ttlstore.repartition.Repartitioner
 object RepartitionMain {
   private val Usage = "usage: RepartitionMain CHECKPOINT --partitions N [--dry-run] [--conf KEY=VALUE]..."
 
-  private final case class Args(checkpoint: Option[String] = None, partitions: Option[Int] = None,
-      dryRun: Boolean = false, conf: Seq[(String, String)] = Nil)
-
-  def main(args: Array[String]): Unit = {
-    val parsed = parse(args.toList, Args())
-    val checkpoint = parsed.checkpoint.getOrElse(fail(Usage))
-    val partitions = parsed.partitions.getOrElse(fail(Usage))
-    val hadoopConf = new Configuration()
-    parsed.conf.foreach { case (k, v) => hadoopConf.set(k, v) }
-    try {
-      val report = Repartitioner.run(checkpoint, partitions, parsed.dryRun, hadoopConf,
+  def main(args: Array[String]): Unit =
+    ToolMain.run(Usage, Set("--dry-run"), Set("--partitions"), "repartitioning", args) { a =>
+      val n = a.options.get("--partitions").getOrElse(fail(Usage))
+      val partitions = n.toIntOption.getOrElse(fail(s"--partitions takes a number, got '$n'"))
+      val report = Repartitioner.run(a.checkpoint, partitions, a.flag("--dry-run"), a.hadoopConf,
         op => emit(Map("operator" -> op)))
       emit(Map("report" -> report))
-    } catch {
-      case e: TtlStoreException => fail(e.getMessage)
-      case NonFatal(e) => fail(s"repartitioning $checkpoint failed: $e")
     }
-    sys.exit(0)
-  }
-
-  @scala.annotation.tailrec
-  private def parse(args: List[String], acc: Args): Args = args match {
-    case Nil => acc
-    case "--dry-run" :: rest => parse(rest, acc.copy(dryRun = true))
-    case "--partitions" :: n :: rest =>
-      parse(rest, acc.copy(partitions = Some(n.toIntOption.getOrElse(fail(s"--partitions takes a number, got '$n'")))))
-    case "--conf" :: setting :: rest => parse(rest, acc.copy(conf = acc.conf :+ ToolLines.hadoopSetting(setting)))
-    case flag :: _ if flag.startsWith("--") => fail(Usage)
-    case path :: rest if acc.checkpoint.isEmpty => parse(rest, acc.copy(checkpoint = Some(path)))
-    case _ => fail(Usage)
-  }
-
 }

@@ -14,6 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.reader.TimedTable
+import io.ttlstore.spark.BuiltFor
 
 /**
  * `spark.read.format("ttlstore_state")`: Spark's state data source (`statestore`) on a ttlstore
@@ -76,7 +77,12 @@ object TtlStateSource {
       case Some(other) => throw TtlStoreErrors.invalidConfig(IncludeExpired, other, "true or false")
     }
 
+  /**
+   * Spark instantiates every registered source to find one by name, so the constructor checks
+   * nothing (a failing one would break every lookup); a read checks the line first.
+   */
   private def checkOptions(options: Map[String, String]): Unit = {
+    BuiltFor.check()
     includeExpired(options)
     options.keys.foreach { k =>
       Refused.collectFirst { case (name, why) if name.equalsIgnoreCase(k) => (name, why) }.foreach {

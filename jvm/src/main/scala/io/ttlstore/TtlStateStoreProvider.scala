@@ -5,7 +5,6 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
@@ -14,6 +13,7 @@ import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreCo
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
+import io.ttlstore.spark.SparkClasses
 import io.ttlstore.store.{KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
@@ -25,9 +25,10 @@ import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
  * [[LocalStore]], opens [[TtlStore]]s on it with everything they need ([[VersionSettings]]), and runs
  * background maintenance (snapshot upload, retention, compaction). Spark creates one instance per
  * store and executor, and one more on the driver with the zero-argument constructor, without
- * `init`, only to read `supportedCustomMetrics`: so the constructor does nothing.
+ * `init`, only to read `supportedCustomMetrics`: so the constructor only checks that Spark is of
+ * this jar's line. Each line's [[TtlProviderAdapter]] offers Spark 4.3's members in its terms.
  */
-class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
+class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
   @volatile private var id: StateStoreId = _
   private var storeConf: StateStoreConf = _
   private var settings: TtlStoreSettings = _
@@ -41,7 +42,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
 
   /** The key that set the time characteristic (named when a checkpoint disagrees with it). */
   private var timeKey: String = _
-  private var lastLoad = LoadFigures.None
+  private var lastLoad = LoadFigures.Zero
 
   private var time: VersionTime = _
   private var uploadReport: SnapshotUploadReport = _
@@ -88,7 +89,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
     this.template = VersionSettings(stateStoreId, version = 0L, readOnly = false, now = 0L, settings.ttl,
       codec, valueSchema.length, eventTime, settings.sweepRowsPerCommit, settings.compactExpiredShare,
       settings.upgradeRowsPerCommit, settings.legacyRowTimestamp, snapshotOnCommit = false,
-      storeConf.compressionCodec, Some(hadoopConf).filter(_ => storeConf.commitValidationEnabled), lastLoad)
+      storeConf.compressionCodec, Some(hadoopConf).filter(_ => CoordinatorBridge.validatesCommits(storeConf)), lastLoad)
     logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
       s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}")
   }
@@ -145,7 +146,7 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
    * each version as the query left it, whatever TTL the reading session sets.
    */
   private def readByStateReader: Boolean =
-    Option(TaskContext.get()).exists(_.getLocalProperty(StreamExecution.QUERY_ID_KEY) == null)
+    Option(TaskContext.get()).exists(_.getLocalProperty(SparkClasses.QueryIdKey) == null)
 
   /**
    * Spark's state reader with `snapshotStartBatchId`: version `endVersion` built from the snapshot
@@ -184,7 +185,8 @@ class TtlStateStoreProvider extends FineGrainedReplayBridge with Logging {
    * Everything maintenance does. Spark 4.3's periodic maintenance never calls this: it calls
    * [[doSnapshotMaintenance]] and [[doCleanupMaintenance]] separately (one `MaintenanceOpType`
    * each, `StateStore$.submitMaintenanceWorkForProvider`), and calls `doMaintenance()` only when it
-   * unloads a provider (`StateStore$.doMaintenanceAndUnload`). So the work lives in those two.
+   * unloads a provider (`StateStore$.doMaintenanceAndUnload`). So the work lives in those two, and
+   * Spark 4.0 to 4.2, whose maintenance calls only this, get both.
    */
   override def doMaintenance(): Unit = {
     doSnapshotMaintenance()

@@ -4,12 +4,19 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
-/** `spark.sql.extensions=io.ttlstore.TtlStoreExtensions`: installs [[QueryStartCheck]]. */
+import io.ttlstore.spark.BuiltFor
+
+/**
+ * `spark.sql.extensions=io.ttlstore.TtlStoreExtensions`: refuses a Spark of another line than this
+ * jar's when the session starts ([[BuiltFor]]), and installs [[QueryStartCheck]].
+ */
 class TtlStoreExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    BuiltFor.check()
     extensions.injectColumnar { session =>
       new ColumnarRule {
         override def preColumnarTransitions: Rule[SparkPlan] = new QueryStartCheck.CheckRule(session)
       }
     }
+  }
 }

@@ -7,9 +7,9 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
 import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * Reads and writes `ttlstore/adopted.json` of one store; written through `createAtomic`, the store's

@@ -2,7 +2,7 @@ package io.ttlstore.checkpoint
 
 import java.io.{FilterOutputStream, OutputStream}
 
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * An atomically created file: visible under its name only once the stream is closed; `cancel`

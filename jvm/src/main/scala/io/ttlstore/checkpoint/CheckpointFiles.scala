@@ -10,11 +10,11 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.Serialization
 
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * ttlstore's files in one store's checkpoint directory, all below `ttlstore/` so they never collide

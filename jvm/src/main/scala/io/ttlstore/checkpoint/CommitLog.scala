@@ -30,7 +30,7 @@ object CommitLog {
       val fs = file.getFileSystem(hadoopConf)
       if (!fs.exists(file)) None
       else {
-        val json = OffsetLog.jsonAfterVersionLine(fs, file)
+        val json = SparkCheckpoint.jsonAfterVersionLine(fs, file)
         (json \ "stateUniqueIds" \ operatorId.toString) match {
           case JArray(partitions) if partition < partitions.size =>
             val ids = partitions(partition).children.collect { case JString(s) => s }

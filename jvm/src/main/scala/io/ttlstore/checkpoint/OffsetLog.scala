@@ -1,14 +1,10 @@
 package io.ttlstore.checkpoint
 
-import java.nio.charset.StandardCharsets
-
 import scala.util.control.NonFatal
 
-import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
-import org.json4s.{DefaultFormats, Formats, JValue}
-import org.json4s.jackson.JsonMethods
+import org.apache.hadoop.fs.Path
+import org.json4s.{DefaultFormats, Formats}
 
 /** What Spark's offset log records for one micro-batch: when it was planned, and its watermark. */
 final case class BatchTime(timestampMs: Long, watermarkMs: Long)
@@ -41,31 +37,9 @@ object OffsetLog {
     }
   }
 
-  /**
-   * The JSON document of one of Spark's log files (an offset-log entry, an operator's
-   * `_metadata/metadata`): a version line (`v1`), then the document on the next line.
-   */
-  def jsonAfterVersionLine(fs: FileSystem, file: Path): JValue = versionAndJson(fs, file)._2
-
-  /** A log file of Spark's as its version line (`v1`) and its JSON document (the next line). */
-  def versionAndJson(fs: FileSystem, file: Path): (String, JValue) = {
-    val in = fs.open(file)
-    val lines =
-      try IOUtils.toString(in, StandardCharsets.UTF_8).linesIterator.take(2).toVector
-      finally in.close()
-    require(lines.size == 2, s"$file has no JSON line after its version line")
-    (lines.head.trim, JsonMethods.parse(lines(1)))
-  }
-
-  /** The numbered entries of one of Spark's directories (`offsets`, `commits`, `state`), ascending; none if absent. */
-  def batchIds(fs: FileSystem, dir: Path): Seq[Long] =
-    if (!fs.exists(dir)) Nil
-    else fs.listStatus(dir).toSeq.map(_.getPath.getName).filter(n => n.nonEmpty && n.forall(_.isDigit))
-      .map(_.toLong).sorted
-
   private def readEntry(path: Path, hadoopConf: Configuration): Option[BatchTime] =
     try {
-      val json = jsonAfterVersionLine(path.getFileSystem(hadoopConf), path)
+      val json = SparkCheckpoint.jsonAfterVersionLine(path.getFileSystem(hadoopConf), path)
       for {
         ts <- (json \ "batchTimestampMs").extractOpt[Long]
         wm = (json \ "batchWatermarkMs").extractOpt[Long].getOrElse(0L)

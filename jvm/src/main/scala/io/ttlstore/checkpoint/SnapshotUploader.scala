@@ -19,7 +19,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
   private var lineage = 0L
   private var uploaded = Map.empty[String, SstFile]
   private var pending: Option[Pending] = None
-  private var uploads = Upload.None
+  private var uploads = Upload.Zero
   @volatile private var newest: Option[VersionFile] = None
 
   def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
@@ -64,7 +64,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
   /** The uploads finished since the previous call, summed (a commit reports them in its metrics). */
   def takeUploads(): Upload = synchronized {
     val done = uploads
-    uploads = Upload.None
+    uploads = Upload.Zero
     done
   }
 
@@ -85,6 +85,6 @@ object SnapshotUploader {
   }
 
   object Upload {
-    val None: Upload = Upload(0L, 0L, 0L, 0L)
+    val Zero: Upload = Upload(0L, 0L, 0L, 0L)
   }
 }

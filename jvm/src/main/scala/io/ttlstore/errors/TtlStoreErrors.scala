@@ -93,6 +93,16 @@ object TtlStoreErrors {
         "availableNow trigger to stay on ttlstore, or start the real-time query from a new checkpoint on " +
         "Spark's RocksDB provider.")
 
+  /** A jar built for one Spark line (and Scala) loaded into a Spark of another (see BuiltFor). */
+  def sparkLineMismatch(jar: String, line: String, scala: String, running: String, runningScala: String,
+      use: Option[String], builds: Seq[String]): TtlStoreException =
+    error("SPARK_LINE_MISMATCH", "jar" -> jar, "builtFor" -> s"$line/$scala", "running" -> s"$running/$runningScala")(
+      s"This ttlstore jar ($jar) is built for Spark $line with Scala $scala, but runs in Spark $running with " +
+        s"Scala $runningScala; Spark's state store API differs between lines, so it would fail in a task. " +
+        use.fold(s"ttlstore is built for Spark ${builds.mkString(", ")}: run one of those.")(u =>
+          s"Use the artifact for this Spark, $u (ttlstore.configure() and `ttlstore jar` pick it for the " +
+            "installed pyspark), in spark.jars or spark.jars.packages instead of this one."))
+
   def unprefixedSetting(key: String, suggestion: String): TtlStoreException =
     error("SETTING_WITHOUT_TTLSTORE_PREFIX", "key" -> key)(
       s"$key names no setting of Spark's, but looks like ttlstore's $suggestion without its " +

@@ -4,10 +4,10 @@ import scala.collection.immutable.SortedSet
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
 import io.ttlstore.checkpoint.VersionChain
 import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * The files Spark's HDFS provider (`HDFSBackedStateStoreProvider`) wrote for one store, read

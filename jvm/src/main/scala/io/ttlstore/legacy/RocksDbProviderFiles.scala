@@ -10,7 +10,6 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.{FileUtils, IOUtils}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.JsonMethods
 import org.rocksdb.{Options, RocksDB, RocksDBException}
@@ -18,6 +17,7 @@ import org.rocksdb.{Options, RocksDB, RocksDBException}
 import io.ttlstore.bytes.Bytes
 import io.ttlstore.checkpoint.{FileNames, VersionChain}
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * The files Spark's RocksDB provider (`RocksDBStateStoreProvider`, checkpoint format 1) wrote for one

@@ -6,10 +6,10 @@ import scala.collection.immutable.SortedSet
 import scala.util.Try
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 
 import io.ttlstore.checkpoint.{Compression, Streams}
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
  * What Spark's HDFS and RocksDB providers share in their files: versions named `<v>.<suffix>`, and

@@ -7,10 +7,10 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
-import org.json4s.{DefaultFormats, Formats, JValue}
+import org.json4s.JValue
 import org.json4s.jackson.JsonMethods
 
-import io.ttlstore.checkpoint.OffsetLog
+import io.ttlstore.checkpoint.SparkCheckpoint
 import io.ttlstore.errors.MigrationErrors
 
 /** A stateful operator of a checkpoint, as `migrate` reports it. */
@@ -22,13 +22,11 @@ final case class OperatorFacts(id: Long, name: Option[String], stores: Seq[Strin
  * state checkpoint format it runs in.
  */
 final class CheckpointFacts(val root: Path, hadoopConf: Configuration) {
-  private implicit val formats: Formats = DefaultFormats
-
   val fs: FileSystem = root.getFileSystem(hadoopConf)
   val offsets: Path = new Path(root, "offsets")
   val commits: Path = new Path(root, "commits")
 
-  def batches(dir: Path): Seq[Long] = if (isDir(dir)) OffsetLog.batchIds(fs, dir) else Nil
+  def batches(dir: Path): Seq[Long] = if (isDir(dir)) SparkCheckpoint.batchIds(fs, dir) else Nil
 
   def isDir(p: Path): Boolean = fs.exists(p) && fs.getFileStatus(p).isDirectory
 
@@ -58,35 +56,18 @@ final class CheckpointFacts(val root: Path, hadoopConf: Configuration) {
     val state = new Path(root, "state")
     batches(state).map { op =>
       val dir = new Path(state, op.toString)
-      val meta = new Path(dir, "_metadata/metadata")
-      val (name, stores) =
-        try {
-          if (!fs.exists(meta)) (None, Nil)
-          else {
-            val json = JsonMethods.parse(readText(meta).split("\n", 2)(1))
-            ((json \ "operatorInfo" \ "operatorName").extractOpt[String],
-              (json \ "stateStoreInfo").children.flatMap(s => (s \ "storeName").extractOpt[String]))
-          }
-        } catch { case NonFatal(_) => (None, Nil) }
+      val meta =
+        try SparkCheckpoint.operatorMetadata(fs, dir)
+        catch { case NonFatal(_) => None }
+      val (name, stores) = (meta.flatMap(_.name), meta.toSeq.flatMap(_.stores.map(_.name)))
       val transformWithState = fs.exists(new Path(dir, "_metadata/v2")) || fs.exists(new Path(dir, "_stateSchema"))
       OperatorFacts(op, name.orElse(if (transformWithState) Some("transformWithState") else None), stores,
         batches(dir).size)
     }
   }
 
-  /**
-   * The state checkpoint format the query runs in: 2 when its commit log names checkpoint ids.
-   * Spark keeps the format a checkpoint started with and records it in the commit log, not in the
-   * offset log: a `v2` entry with `stateUniqueIds`.
-   */
-  def checkpointFormat(): Int = batches(commits).lastOption match {
-    case None => 1
-    case Some(last) =>
-      try {
-        val lines = readText(new Path(commits, last.toString)).split("\n")
-        if (lines(0).trim == "v2" || (JsonMethods.parse(lines(1)) \ "stateUniqueIds") != org.json4s.JNothing) 2 else 1
-      } catch { case NonFatal(_) => 1 }
-  }
+  /** The state checkpoint format the query runs in (see [[SparkCheckpoint.formatVersion]]). */
+  def checkpointFormat(): Int = SparkCheckpoint.formatVersion(fs, root)
 
   /** The directories of ttlstore's own files below `state/` (a store that ran on ttlstore). */
   def ttlstoreStores(): Seq[String] =

@@ -4,12 +4,12 @@ import java.nio.charset.StandardCharsets
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 import org.json4s.{DefaultFormats, Formats, JObject, JString}
 import org.json4s.jackson.{JsonMethods, Serialization}
 
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{MigrationErrors, TtlStoreErrors}
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /** What `migrate` found and did (or, with a dry run, would do). */
 final case class MigrationReport(

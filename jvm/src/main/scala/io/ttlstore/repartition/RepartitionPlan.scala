@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.types.StructType
 import org.json4s.{DefaultFormats, Formats, JValue}
 
-import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OffsetLog}
+import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OperatorMetadata, SparkCheckpoint, StoreMetadata}
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
 
@@ -83,7 +83,7 @@ object RepartitionPlan {
         s"it was started before Spark 3.3 ($StrictDistributionKey=false): its state may be partitioned by " +
           "fewer columns than its key, which cannot be told from the files")
     }
-    if (checkpointIds(fs, new Path(root, s"commits/$lastCommitted"))) {
+    if (SparkCheckpoint.formatVersion(fs, root) == 2) {
       throw RepartitionErrors.repartitionUnsupportedCheckpoint(checkpoint,
         "it is in state checkpoint format v2 (its commit log names checkpoint ids); ttlstore repartitions " +
           "format v1 checkpoints")
@@ -101,17 +101,18 @@ object RepartitionPlan {
   }
 
   private def operator(fs: FileSystem, root: Path, id: Long, hadoopConf: Configuration): OperatorLayout = {
-    val file = new Path(root, s"state/$id/_metadata/metadata")
-    if (!fs.exists(file)) throw RepartitionErrors.operatorMetadataMissing(file.toString)
-    val (version, json) = readLogFile(fs, file)
-    val name = (json \ "operatorInfo" \ "operatorName").extractOpt[String]
+    val dir = new Path(root, s"state/$id")
+    val file = SparkCheckpoint.operatorMetadataFile(dir).toString
+    val meta =
+      try SparkCheckpoint.operatorMetadata(fs, dir)
+      catch { case NonFatal(e) => throw RepartitionErrors.repartitionUnsupportedCheckpoint(file, e.getMessage) }
+    val OperatorMetadata(version, name, storeInfo) =
+      meta.getOrElse(throw RepartitionErrors.operatorMetadataMissing(file))
     if (version != "v1" || name.isEmpty) {
       throw RepartitionErrors.repartitionUnsupportedOperator(root.toString, id, name.getOrElse(s"(metadata $version)"))
     }
     if (!Supported(name.get)) throw RepartitionErrors.repartitionUnsupportedOperator(root.toString, id, name.get)
-    val stores = (json \ "stateStoreInfo").children.map { info =>
-      val store = (info \ "storeName").extract[String]
-      val prefix = (info \ "numColsPrefixKey").extractOpt[Int].getOrElse(0)
+    val stores = storeInfo.map { case StoreMetadata(store, prefix) =>
       // numPartitions is not read: Spark writes this metadata (v1) when the query first starts and
       // never updates it, so after a repartition it names the count the query started with.
       val keySchema = StateSchemaFile.keySchema(root, id, store, hadoopConf)
@@ -157,16 +158,10 @@ object RepartitionPlan {
     json
   }
 
-  private def checkpointIds(fs: FileSystem, commit: Path): Boolean =
-    try {
-      val (version, json) = readLogFile(fs, commit)
-      version == "v2" || (json \ "stateUniqueIds") != org.json4s.JNothing
-    } catch { case NonFatal(_) => false }
-
   /** A log file of Spark's (offsets, commits, operator metadata): version line, then JSON. */
   private def readLogFile(fs: FileSystem, file: Path): (String, JValue) =
-    try OffsetLog.versionAndJson(fs, file)
+    try SparkCheckpoint.versionAndJson(fs, file)
     catch { case NonFatal(e) => throw RepartitionErrors.repartitionUnsupportedCheckpoint(file.toString, e.getMessage) }
 
-  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = OffsetLog.batchIds(fs, dir)
+  private def numbered(fs: FileSystem, dir: Path): Seq[Long] = SparkCheckpoint.batchIds(fs, dir)
 }

@@ -6,11 +6,11 @@ import java.nio.charset.StandardCharsets
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileSystem, Path}
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
 import org.json4s.{JObject, JString}
 import org.json4s.jackson.JsonMethods
 
 import io.ttlstore.errors.RepartitionErrors
+import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 import io.ttlstore.store.LocalWorkDirs
 
 /**

@@ -38,7 +38,7 @@ final class LocalStore(
     /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
     legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
-    stateCodec: String = "lz4") extends AutoCloseable with LoadTarget with Logging {
+    stateCodec: String = "lz4") extends AutoCloseable with LoadTarget with LocalCopyView with Logging {
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")

@@ -5,8 +5,9 @@ import java.util.UUID
 import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state.{CoordinatorBridge, StateStoreConf, StateStoreId, StateStoreProviderId}
+
+import io.ttlstore.spark.SparkClasses
 
 /**
  * Tells Spark's state store coordinator that a store uploaded a snapshot, as Spark's own providers
@@ -25,7 +26,8 @@ private[ttlstore] object SnapshotUploadReport {
 
   /** The report of one store of the query run that `hadoopConf` names (none outside a query run). */
   def apply(storeId: StateStoreId, storeConf: StateStoreConf, hadoopConf: Configuration): SnapshotUploadReport = {
-    val runId = Option(hadoopConf.get(StreamExecution.RUN_ID_KEY)).flatMap(s => Try(UUID.fromString(s)).toOption)
-    new SnapshotUploadReport(runId.map(StateStoreProviderId(storeId, _)), storeConf.reportSnapshotUploadLag)
+    val runId = Option(hadoopConf.get(SparkClasses.RunIdKey)).flatMap(s => Try(UUID.fromString(s)).toOption)
+    new SnapshotUploadReport(runId.map(StateStoreProviderId(storeId, _)),
+      CoordinatorBridge.reportsSnapshotUploads(storeConf))
   }
 }

@@ -23,7 +23,7 @@ object StoreMetrics {
   val SnapshotBytesUploaded = StateStoreCustomSumMetric(
     "ttlstoreSnapshotBytesUploaded", "ttlstore: snapshot bytes uploaded (new SSTs and metadata)")
   val SstBytes = StateStoreCustomSizeMetric(
-    "ttlstoreSstBytes", "ttlstore: size of the live SST files", false)
+    "ttlstoreSstBytes", "ttlstore: size of the live SST files")
 
   val ExpiredRemovedOnAccess = StateStoreCustomSumMetric(
     "ttlstoreExpiredRemovedOnAccess", "ttlstore: expired rows removed when a read met them")

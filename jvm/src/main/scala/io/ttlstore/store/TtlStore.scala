@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.spark.StoreAdapter
 import io.ttlstore.store.StoreLifecycle._
 
 /**
@@ -18,11 +19,11 @@ import io.ttlstore.store.StoreLifecycle._
  *
  * Rows handed in are reused by Spark, so they are encoded (copied) at once.
  */
-final class TtlStore(settings: VersionSettings, local: LocalStore) extends StateStore with Logging {
+final class TtlStore(settings: VersionSettings, local: LocalStore) extends StoreAdapter with Logging {
   private val rows = new VersionRows(settings, local)
   private val keyCodec = settings.keyCodec
   private var lifecycle: StoreLifecycle = Updating
-  private var committed = CommitFigures.None
+  private var committed = CommitFigures.Zero
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
@@ -89,7 +90,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends State
         logInfo(s"${settings.storeId} left upgrade mode at version $newVersion: every adopted row is upgraded")
       }
       if (settings.snapshotOnCommit) local.snapshotQuietly(newVersion)
-      settings.commitValidation.foreach(conf => StateStore.reportCommitToCoordinator(newVersion, id, conf))
+      settings.commitValidation.foreach(conf => CoordinatorBridge.committed(newVersion, id, conf))
       committed = CommitFigures(bytes, (System.nanoTime() - start) / 1000000L, local.takeSnapshotUploads())
       newVersion
     } catch {

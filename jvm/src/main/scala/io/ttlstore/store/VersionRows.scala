@@ -23,7 +23,7 @@ import io.ttlstore.ttl.{EventTimeColumn, LegacyRowTimestamp, TtlRules}
  * Values handed out point into fresh byte arrays. Scans see the rows as of their creation, so the
  * caller may put and remove while scanning.
  */
-final class VersionRows(settings: VersionSettings, local: LocalStore) {
+final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
   private val rules = new TtlRules(settings.policy, settings.now)
 
   /** The timestamp legacy rows are judged by and keep when upgraded ([[LegacyRowTimestamp]]). */

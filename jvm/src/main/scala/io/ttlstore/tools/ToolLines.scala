@@ -4,7 +4,7 @@ import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.Serialization
 
 /**
- * What the offline tools (`io.ttlstore.InspectMain`, `io.ttlstore.RepartitionMain`) share: they answer the Python CLI
+ * What the offline tools ([[ToolMain]]) share: they answer the Python CLI
  * in JSON lines on stdout, end with `{"error": ...}` and exit code 2 when they cannot go on, and
  * take Hadoop settings as `--conf KEY=VALUE`.
  */

@@ -16,7 +16,4 @@ final class TtlRules(val policy: TtlPolicy, val now: Long) {
 
   /** The timestamp a read leaves a visible row stamped `ts` with: renewed by OnReadAndWrite, never older. */
   def afterRead(ts: Long): Long = if (policy.refreshesOnRead) math.max(ts, now) else ts
-
-  /** True if reads renew rows (OnReadAndWrite with TTL on). */
-  def renewsOnRead: Boolean = policy.refreshesOnRead
 }

@@ -2,18 +2,21 @@ package io.ttlstore.store
 
 import io.ttlstore.checkpoint.SnapshotUploader
 
+// What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
+// rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
+
 /** How long the load of a version took and how many changelogs it replayed. */
 final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int)
 
 object LoadFigures {
-  val None: LoadFigures = LoadFigures(0L, 0)
+  val Zero: LoadFigures = LoadFigures(0L, 0)
 }
 
 /** What a commit did, and the snapshot uploads maintenance finished since the previous commit. */
 final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload)
 
 object CommitFigures {
-  val None: CommitFigures = CommitFigures(0L, 0L, SnapshotUploader.Upload.None)
+  val Zero: CommitFigures = CommitFigures(0L, 0L, SnapshotUploader.Upload.Zero)
 }
 
 /** Expired rows one version removed, by path, and rows the sweep examined. */

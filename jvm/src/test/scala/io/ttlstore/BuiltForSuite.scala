@@ -1,0 +1,44 @@
+package io.ttlstore
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.spark.BuiltFor
+
+class BuiltForSuite extends AnyFunSuite {
+
+  test("the jar knows the line, Scala and artifact it was built for") {
+    assert(BuiltFor.line == BuiltFor.lineOf(org.apache.spark.SPARK_VERSION))
+    assert(BuiltFor.scalaBinary == "2.13")
+    assert(BuiltFor.artifact == s"ttlstore-spark-${BuiltFor.line}_2.13")
+    assert(BuiltFor.lines.contains(BuiltFor.line) && BuiltFor.lines.size >= 4)
+  }
+
+  test("a Spark version's line is its major and minor number, whatever follows") {
+    assert(BuiltFor.lineOf("4.2.1") == "4.2")
+    assert(BuiltFor.lineOf("4.0.0-preview2") == "4.0")
+    assert(BuiltFor.lineOf("3.5.1-amzn-0") == "3.5")
+    assert(BuiltFor.scalaBinaryOf("2.13.16") == "2.13")
+  }
+
+  test("the running Spark of this jar's line passes, any patch release of it") {
+    assert(BuiltFor.matches)
+    assert(BuiltFor.mismatch(s"${BuiltFor.line}.0", "2.13.12").isEmpty)
+    assert(BuiltFor.mismatch(s"${BuiltFor.line}.99-vendor", "2.13.18").isEmpty)
+  }
+
+  test("another supported line is refused naming both versions and the artifact to use") {
+    val other = BuiltFor.lines.find(_ != BuiltFor.line).get
+    val e = BuiltFor.mismatch(s"$other.1", "2.13.16").get
+    assert(e.errorName == "SPARK_LINE_MISMATCH")
+    assert(e.getMessage.contains(s"built for Spark ${BuiltFor.line} with Scala 2.13, but runs in Spark $other.1"))
+    assert(e.getMessage.contains(s"io.ttlstore:ttlstore-spark-${other}_2.13:${BuiltFor.version}"))
+  }
+
+  test("another Scala, or a line ttlstore is not built for, is refused naming the lines it is built for") {
+    val scala = BuiltFor.mismatch(s"${BuiltFor.line}.0", "2.12.18").get
+    assert(scala.getMessage.contains("with Scala 2.12"))
+    val unknown = BuiltFor.mismatch("3.3.4", "2.12.15").get
+    assert(unknown.getMessage.contains(s"ttlstore is built for Spark ${BuiltFor.lines.head} with Scala 2.13, "))
+    assert(!scala.getMessage.contains("_2.12:"), "no artifact is suggested that was never built")
+  }
+}

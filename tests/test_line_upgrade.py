@@ -1,0 +1,47 @@
+"""A checkpoint ttlstore wrote on one Spark line continues on a later one: the same query, restarted
+on Spark 4.0, then 4.2, then 4.3, computes what TTL says, with the rows written on the older lines
+expiring when they should."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+SCRIPT = ROOT / "tests" / "lines" / "upgrade_rounds.py"
+
+
+def line_python(line: str) -> Path:
+    python = ROOT / ".build" / f"spark-{line}" / "venv" / "bin" / "python"
+    assert python.is_file(), f"{python} is missing: run `make line-venvs` (make test does)"
+    return python
+
+
+def run_on(python: Path | str, workdir: Path, first: int, count: int) -> dict:
+    ran = subprocess.run([str(python), str(SCRIPT), str(workdir), str(first), str(count)], capture_output=True,
+                         text=True, timeout=600, cwd=workdir.parent)
+    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
+    return json.loads(results[0])
+
+
+def test_a_checkpoint_written_on_spark_4_0_continues_on_4_2_and_on_4_3_with_its_ttl_kept(tmp_path: Path):
+    work = tmp_path / "work"
+    work.mkdir()
+    on_40 = run_on(line_python("4.0"), work, 0, 2)
+    on_42 = run_on(line_python("4.2"), work, 2, 1)
+    on_43 = run_on(sys.executable, work, 3, 2)
+    assert [on_40["spark"][:3], on_42["spark"][:3], on_43["spark"][:3]] == ["4.0", "4.2", "4.3"]
+
+    dedup = on_40["outputs"]["dropDuplicates"] + on_42["outputs"]["dropDuplicates"] + on_43["outputs"]["dropDuplicates"]
+    # TTL 10 minutes. At 12: a and b (written at 0, on 4.0) expired, c (at 5) not; at 16 c expired.
+    assert dedup == [[["a"], ["b"]], [["c"]], [["a"], ["b"]], [["d"]], [["c"]]]
+    counts = on_40["outputs"]["aggregation"] + on_42["outputs"]["aggregation"] + on_43["outputs"]["aggregation"]
+    # At 12 b (last written at 0, on 4.0) expired and counts from one again; a and c (written at 5) go on.
+    assert counts == [[["a", 1], ["b", 1]], [["a", 2], ["c", 1]], [["a", 3], ["b", 1], ["c", 2]],
+                      [["c", 3], ["d", 1]], [["a", 4], ["c", 4]]]
+    state = work / "dropDuplicates" / "checkpoint" / "state"
+    assert list(state.rglob("ttlstore/*.changelog")), "the rounds ran on ttlstore"
