@@ -35,6 +35,8 @@ QUERY = textwrap.dedent("""
         spark = ttlstore.configure(builder, ttl="3 seconds").getOrCreate()
     rounds = []
     for i, keys in enumerate(["abca", "bd"]):  # the second round comes after b expired
+        if i:
+            time.sleep(4)
         (work / "in" / f"{i}.json").write_text("".join(json.dumps({"key": k}) + "\\n" for k in keys))
         seen = []
         query = (spark.readStream.schema("key string").json(str(work / "in")).dropDuplicates(["key"]).writeStream
@@ -42,7 +44,6 @@ QUERY = textwrap.dedent("""
                  .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
         query.awaitTermination()
         rounds.append(sorted(seen))
-        time.sleep(4)
     metrics = query.lastProgress["stateOperators"][0]["customMetrics"]
     jars = spark.sparkContext._jsc.sc().listJars()
     print("RESULT", json.dumps({"rounds": rounds, "ttlstore": "ttlstoreCommitLatencyMs" in metrics,

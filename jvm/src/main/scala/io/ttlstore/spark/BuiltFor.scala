@@ -2,8 +2,6 @@ package io.ttlstore.spark
 
 import java.util.Properties
 
-import scala.util.Try
-
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 
 /**
@@ -68,7 +66,4 @@ object BuiltFor {
 
   /** Fails with SPARK_LINE_MISMATCH unless the running Spark is of this jar's line and Scala. */
   def check(): Unit = problem.foreach(e => throw e)
-
-  /** Whether the running Spark is of this jar's line (for callers that must not throw). */
-  def matches: Boolean = Try(check()).isSuccess
 }
