@@ -46,7 +46,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar install publish-local dist test lint fmt test-native test-jvm \
-	test-python test-lines test-matrix demo bench chaos docs clean
+	test-python test-lines test-suites test-matrix demo bench bench-line chaos docs clean
 
 all: install
 
@@ -92,7 +92,9 @@ spark-jars: $(foreach l,$(SPARK_LINES),.build/spark-$(l)/jars/.fetched)
 	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[lines]"
 	touch $@
 
-line-venvs: $(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.installed)
+# The lines' environments are made side by side (mostly downloads).
+line-venvs:
+	@$(MAKE) --no-print-directory -j$(words $(OTHER_LINES)) $(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.installed)
 
 # Hadoop's HDFS mini cluster, for the tests that keep checkpoints on HDFS: hadoop-client-minicluster
 # of the Hadoop version whose client jars pyspark ships, and the JUnit API it needs beside them.
@@ -155,7 +157,7 @@ $(PUBLISHED): $(JARS)
 	$(SBT) publish
 	touch $@
 
-test: lint test-native test-jvm test-python test-lines
+test: lint test-native test-jvm test-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
@@ -200,24 +202,58 @@ test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 # The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
-	tests/test_crash_loop.py
-# For release checks: every test of those files (not only their core) on every other line.
-test-matrix: install publish-local line-venvs
-	set -e; for line in $(OTHER_LINES); do \
-		.build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -q --durations=10 -p no:cacheprovider; \
-	done
+	tests/test_crash_loop.py tests/test_checkpoint_v2.py tests/test_repartition.py
+# For release checks: every test of the suite on every other line's latest pyspark, one line after
+# the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.
+.build/spark-%/venv/.matrix: .build/spark-%/venv/.installed
+	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[test]"
+	touch $@
 
-# The lines run side by side (a line's run leaves a third of the machine idle, waiting on query
-# starts and restarts), each into .build/spark-<line>/tests.log, shown when all are done.
-test-lines: install publish-local line-venvs
-	@for line in $(OTHER_LINES); do \
-		( .build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -m every_line -q --durations=5 \
-			-p no:cacheprovider --basetemp=.build/spark-$$line/pytest > .build/spark-$$line/tests.log 2>&1; \
-		  echo $$? > .build/spark-$$line/tests.rc ) & \
-	done; wait; status=0; for line in $(OTHER_LINES); do \
-		echo "== Spark $$(.build/spark-$$line/venv/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
-		cat .build/spark-$$line/tests.log; [ "$$(cat .build/spark-$$line/tests.rc)" = 0 ] || status=1; \
+.build/spark-%/s3a/.fetched: tests/s3a/pom.xml | spark-jars
+	rm -rf .build/spark-$*/s3a.tmp
+	hadoop=$$(ls .build/spark-$*/jars | sed -n 's/^hadoop-client-api-\(.*\)\.jar$$/\1/p'); \
+	mvn -B -q -f tests/s3a/pom.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+		-Dhadoop.version=$$hadoop -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/.build/spark-$*/s3a.tmp \
+		-DexcludeGroupIds=io.netty,org.slf4j,commons-logging,commons-codec,org.apache.httpcomponents
+	rm -rf .build/spark-$*/s3a
+	mv .build/spark-$*/s3a.tmp .build/spark-$*/s3a
+	touch $@
+
+test-matrix: install publish-local $(MINICLUSTER)/.fetched \
+		$(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.matrix .build/spark-$(l)/s3a/.fetched)
+	@status=0; for line in $(OTHER_LINES); do \
+		echo "== Spark $$line: every test, into .build/spark-$$line/matrix.log"; \
+		.build/spark-$$line/venv/bin/python -m pytest tests -q --durations=10 -p no:cacheprovider \
+			--basetemp=.build/spark-$$line/pytest-matrix > .build/spark-$$line/matrix.log 2>&1 || status=1; \
+		tail -n 25 .build/spark-$$line/matrix.log; \
 	done; exit $$status
+
+# The other lines' cores side by side, each into .build/spark-<line>/tests.log ($(1): a command
+# prefix, such as nice), and their logs once all are done (status 1 if any failed).
+define RUN_LINES
+for line in $(OTHER_LINES); do \
+	( $(1) .build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -m every_line -q --durations=5 \
+		-p no:cacheprovider --basetemp=.build/spark-$$line/pytest > .build/spark-$$line/tests.log 2>&1; \
+	  echo $$? > .build/spark-$$line/tests.rc ) & \
+done
+endef
+define SHOW_LINES
+status=0; for line in $(OTHER_LINES); do \
+	echo "== Spark $$(.build/spark-$$line/venv/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
+	cat .build/spark-$$line/tests.log; [ "$$(cat .build/spark-$$line/tests.rc)" = 0 ] || status=1; \
+done
+endef
+
+test-lines: install publish-local line-venvs
+	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
+
+# make test's end-to-end part: the development line's suite, and the other lines' cores beside it at
+# the lowest priority (the suite leaves a third of the machine idle, waiting on query starts and
+# restarts; the cores take that time and finish at full speed once the suite is done).
+test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+	@$(call RUN_LINES,nice -n 19); \
+	$(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=12; dev=$$?; \
+	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
 
 demo: install
 	$(PY) -m ttlstore.demo
@@ -239,6 +275,14 @@ bench: install
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
 	$(PY) tests/bench/run_bench.py
+
+# The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
+# own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=4.0 by default).
+BENCH_LINE ?= $(firstword $(OTHER_LINES))
+bench-line: install line-venvs
+	.build/spark-$(BENCH_LINE)/venv/bin/python tests/bench/run_bench.py --workloads aggregation dropDuplicates \
+		--providers rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl \
+		--repeated rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl
 
 docs: venv $(SBT_LAUNCHER)
 	$(SBT) -error "$(DEV_PROJECT)/runMain io.ttlstore.config.ConfigDocs" > docs/configuration.md

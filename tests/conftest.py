@@ -51,6 +51,15 @@ def _line_number(line: str) -> int:
     return int(major) * 100 + int(minor)
 
 
+#: The line of the installed pyspark, which this run tests.
+RUNNING_LINE = ttlstore._lines.installed_line()[0]
+
+
+def running_line_at_least(line: str) -> bool:
+    """Whether the line under test is ``line`` or later (for what differs per line)."""
+    return _line_number(RUNNING_LINE) >= _line_number(line)
+
+
 def adapter_dirs(line: str) -> list[Path]:
     """The adapter directories of jvm/spark/ that `line` compiles ("4.0", "4.1+", "4.0-4.2"), as
     build.sbt (project/SparkLines.scala) picks them."""

@@ -9,13 +9,17 @@ test_operators_differential.py; a task retried after its state committed in the 
 
 from __future__ import annotations
 
+import contextlib
+import re
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import Row, SparkSession
+from pyspark.sql.utils import StreamingQueryException
 from test_operators_differential import EVENTS as OPERATOR_EVENTS
 from test_read_state import KEEP_EXPIRED, at, by_key
 from test_state_reader import JOIN, READ_SCENARIOS, SCENARIOS, read
@@ -23,18 +27,41 @@ from test_ttl import EVENTS, clock_at, rows
 
 import ttlstore
 
-from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds
+from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, core_params, run_rounds, running_line_at_least
 
 FORMAT_KEY = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 V2 = {FORMAT_KEY: "2", "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
 
+#: Spark's state reader on a checkpoint in format v2. From 4.2 on it reads one in a session set to
+#: format v2, and ttlstore's state in any session (the provider follows the ids the commit log gives).
+#: Spark 4.1's reads one only in a session set to format v2, whichever the provider: it reads the
+#: commit log in the session's format (INVALID_LOG_VERSION otherwise). Spark 4.0's never: it passes
+#: no checkpoint ids (Spark's RocksDB provider then looks for `<version>.changelog`; ttlstore
+#: refuses by name).
+READER_READS_V2 = running_line_at_least("4.1")
+READER_READS_TTLSTORE_V2_IN_ANY_SESSION = running_line_at_least("4.2")
+READER_REFUSALS = {"rocksdb": "CANNOT_LOAD_STATE_STORE", "ttlstore": "CHECKPOINT_ID_MISSING"}
 
-def read_v2_count(spark: SparkSession, paths: dict[str, Path], batch_id: int, side: dict) -> int:
+
+@contextlib.contextmanager
+def v2_session(spark: SparkSession) -> Iterator[None]:
     spark.conf.set(FORMAT_KEY, "2")
     try:
-        return read(spark, paths["rocksdb"], batchId=batch_id, **side).count()
+        yield
     finally:
         spark.conf.unset(FORMAT_KEY)
+
+
+def assert_reader_refuses(spark: SparkSession, paths: dict[str, Path], **options: object) -> None:
+    """On Spark 4.0, whose reader cannot read format v2, both providers' state fails to read, by name."""
+    for label, checkpoint in paths.items():
+        with pytest.raises(Exception, match=READER_REFUSALS[label]):
+            read(spark, checkpoint, **options).collect()
+
+
+def read_v2_count(spark: SparkSession, paths: dict[str, Path], batch_id: int, side: dict) -> int:
+    with v2_session(spark):
+        return read(spark, paths["rocksdb"], batchId=batch_id, **side).count()
 
 
 def without_noop_deletes(feed: list[Row]) -> list[Row]:
@@ -61,7 +88,7 @@ def changelogs(checkpoint: Path) -> list[str]:
     return sorted(p.name for p in (checkpoint / "state").rglob("ttlstore/*.changelog"))
 
 
-@pytest.mark.parametrize("name", READ_SCENARIOS)
+@pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["dropDuplicates"]))
 def test_under_format_v2_the_state_at_each_batch_and_its_change_feed_read_as_on_spark_s_rocksdb_provider(
     spark: SparkSession, tmp_path: Path, name: str
 ):
@@ -73,10 +100,13 @@ def test_under_format_v2_the_state_at_each_batch_and_its_change_feed_read_as_on_
     }
     sides = [{"joinSide": "left"}, {"joinSide": "right"}] if name == JOIN else [{}]
     last = len(scenario.rounds) - 1
-    # Spark's reader loads its RocksDB provider's v2 state only in a session set to format v2;
-    # ttlstore's provider follows the ids the commit log gives in either.
-    spark.conf.set(FORMAT_KEY, "2")
-    try:
+    with v2_session(spark):
+        if not READER_READS_V2:
+            for side in sides:
+                assert_reader_refuses(spark, paths, batchId=last, **side)
+            if name != JOIN:
+                assert_reader_refuses(spark, paths, readChangeFeed="true", changeStartBatchId=0)
+            return
         rows_read = 0
         for batch_id in range(len(scenario.rounds)):
             for side in sides:
@@ -89,12 +119,13 @@ def test_under_format_v2_the_state_at_each_batch_and_its_change_feed_read_as_on_
             theirs, ours = (read(spark, paths[p], **feed) for p in ("rocksdb", "ttlstore"))
             assert ours.count() > 0
             assert sorted(map(str, ours.collect())) == sorted(map(str, without_noop_deletes(theirs.collect())))
-    finally:
-        spark.conf.unset(FORMAT_KEY)
+    if not READER_READS_TTLSTORE_V2_IN_ANY_SESSION:
+        return
     for side in sides:
         assert read(spark, paths["ttlstore"], batchId=last, **side).count() == read_v2_count(spark, paths, last, side)
 
 
+@pytest.mark.every_line
 def test_under_format_v2_read_state_and_inspect_see_the_versions_the_commit_log_names(
     spark: SparkSession, tmp_path: Path
 ):
@@ -102,35 +133,67 @@ def test_under_format_v2_read_state_and_inspect_see_the_versions_the_commit_log_
     run = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
                      [rows("a"), rows("b"), rows("c")], "append", extra_conf=conf, round_conf=clock_at([0, 5, 12]))
     assert all("_" in name for name in changelogs(run.checkpoint))
-    assert by_key(ttlstore.read_state(spark, run.checkpoint, include_expired=True)) == {
+    stores = ttlstore.inspect_checkpoint(spark, run.checkpoint)["operators"][0]["stores"]
+    assert sum(s["rows"] for s in stores) == 2 and sum(s["expiredRowsStored"] for s in stores) == 1
+    assert all(s["latestVersion"] == 3 for s in stores if s["rows"])
+    # read_state is Spark's reader with the timestamps beside: in a session set to format v2 before 4.2.
+    session = contextlib.nullcontext() if READER_READS_TTLSTORE_V2_IN_ANY_SESSION else v2_session(spark)
+    with session:
+        if READER_READS_V2:
+            assert_reads_as_the_query_judged(spark, run.checkpoint)
+        else:
+            with pytest.raises(Exception, match=READER_REFUSALS["ttlstore"]):
+                ttlstore.read_state(spark, run.checkpoint).collect()
+
+
+def assert_reads_as_the_query_judged(spark: SparkSession, checkpoint: Path) -> None:
+    assert by_key(ttlstore.read_state(spark, checkpoint, include_expired=True)) == {
         "a": (at(0), at(10), True),
         "b": (at(5), at(15), False),
         "c": (at(12), at(22), False),
     }
-    assert by_key(ttlstore.read_state(spark, run.checkpoint, batch_id=1)) == {
+    assert by_key(ttlstore.read_state(spark, checkpoint, batch_id=1)) == {
         "a": (at(0), at(10), False),
         "b": (at(5), at(15), False),
     }
-    stores = ttlstore.inspect_checkpoint(spark, run.checkpoint)["operators"][0]["stores"]
-    assert sum(s["rows"] for s in stores) == 2 and sum(s["expiredRowsStored"] for s in stores) == 1
-    assert all(s["latestVersion"] == 3 for s in stores if s["rows"])
 
 
+def restarted_in_the_other_format(spark: SparkSession, workdir: Path, provider: str, started: str,
+                                  restarted: str) -> tuple[list, list[str]] | str:
+    """What a query started in one format emits when restarted in the other, with the changelogs it
+    left; or the message of the error that stopped it."""
+    query = lambda s: s.groupBy("key").count()  # noqa: E731
+    first = run_rounds(spark, provider, workdir, EVENTS, query, [rows("a", "b"), rows("a")], "update",
+                       extra_conf={**V2, FORMAT_KEY: started})
+    try:
+        then = run_rounds(spark, provider, workdir, EVENTS, query, [rows("a", "c"), rows("b")], "update",
+                          extra_conf={**V2, FORMAT_KEY: restarted}, first_round=2)
+    except StreamingQueryException as e:
+        return str(e)
+    emitted = [sorted((r.key, r["count"]) for r in out) for out in first.outputs + then.outputs]
+    return emitted, sorted(p.name for p in (first.checkpoint / "state").rglob("*.changelog"))
+
+
+@pytest.mark.every_line
 @pytest.mark.parametrize("started, restarted", [("1", "2"), ("2", "1")])
-def test_a_checkpoint_keeps_the_format_it_started_with_as_spark_decides(
+def test_a_restart_in_the_other_checkpoint_format_does_what_spark_s_rocksdb_provider_does(
     spark: SparkSession, tmp_path: Path, started: str, restarted: str
 ):
-    # Spark's commit log pins the format: a restart that sets the other one runs on in the first,
-    # silently, and ttlstore writes what Spark asks for.
-    query = lambda s: s.groupBy("key").count()  # noqa: E731
-    first = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, query, [rows("a", "b"), rows("a")], "update",
-                       extra_conf={FORMAT_KEY: started})
-    then = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, query, [rows("a", "c"), rows("b")], "update",
-                      extra_conf={FORMAT_KEY: restarted}, first_round=2)
-    emitted = [sorted((r.key, r["count"]) for r in out) for out in first.outputs + then.outputs]
-    assert emitted == [[("a", 1), ("b", 1)], [("a", 2)], [("a", 3), ("c", 1)], [("b", 2)]]
-    names = changelogs(first.checkpoint)
-    assert len(names) >= 4 and all(("_" in n) == (started == "2") for n in names), names
+    theirs, ours = (restarted_in_the_other_format(spark, tmp_path / label, provider, started, restarted)
+                    for label, provider in (("rocksdb", ROCKSDB_PROVIDER), ("ttlstore", TTL_PROVIDER)))
+    if running_line_at_least("4.3"):
+        # The commit log pins the format: the restart runs on in the first one, silently.
+        assert isinstance(theirs, tuple) and isinstance(ours, tuple), (theirs, ours)
+        assert ours[0] == theirs[0] == [[("a", 1), ("b", 1)], [("a", 2)], [("a", 3), ("c", 1)], [("b", 2)]]
+        assert len(ours[1]) >= 4 and all(("_" in n) == (started == "2") for n in ours[1]), ours[1]
+    elif running_line_at_least("4.2"):
+        # Spark 4.2 runs the restart in the session's format on state of the other: its batch fails
+        # in the stores (Spark's RocksDB provider without a name), committing nothing.
+        assert isinstance(theirs, str) and isinstance(ours, str), (theirs, ours)
+        assert re.search("CHECKPOINT_ID_MISSING|CHECKPOINT_FORMAT_MISMATCH", ours), ours
+    else:
+        # Spark 4.0 and 4.1 refuse the restart: the commit log is in the other format.
+        assert "INVALID_LOG_VERSION" in str(theirs) and "INVALID_LOG_VERSION" in str(ours), (theirs, ours)
 
 
 def test_under_format_v2_retention_deletes_old_versions_and_keeps_the_retained_ones_loadable(
@@ -149,6 +212,11 @@ def test_under_format_v2_retention_deletes_old_versions_and_keeps_the_retained_o
         time.sleep(1)
     versions = sorted({int(n.split("_")[0]) for n in changelogs(run.checkpoint)})
     assert versions and versions[0] > 2, versions
+    stores = ttlstore.inspect_checkpoint(spark, run.checkpoint)["operators"][0]["stores"]
+    assert sum(s["rows"] for s in stores) == 5 * len(rounds)
+    if not READER_READS_V2:
+        return
     last = int(max(p.name for p in (run.checkpoint / "commits").iterdir() if p.name.isdigit()))
-    for batch_id in range(last - 2, last + 1):
-        assert read(spark, run.checkpoint, batchId=batch_id).count() == 5 * min(batch_id + 1, len(rounds))
+    with v2_session(spark):
+        for batch_id in range(last - 2, last + 1):
+            assert read(spark, run.checkpoint, batchId=batch_id).count() == 5 * min(batch_id + 1, len(rounds))

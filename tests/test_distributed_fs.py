@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pyspark
 import pytest
 from bench.ladder import kill_group
 from chaos import crash_loop
@@ -29,7 +28,7 @@ from test_state_reader import SCENARIOS
 import ttlstore
 from ttlstore.cli import main
 
-from conftest import HDFS_PROVIDER, ROOT, TTL_PROVIDER, run_rounds, unload_state_stores
+from conftest import HDFS_PROVIDER, ROOT, SPARK_LINES, TTL_PROVIDER, run_rounds, unload_state_stores
 
 MINICLUSTER = ROOT / ".build" / "minicluster"
 
@@ -41,7 +40,9 @@ def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     work = tmp_path_factory.mktemp("hdfs")
     details = work / "details.json"
     java = Path(os.environ["JAVA_HOME"], "bin", "java") if "JAVA_HOME" in os.environ else "java"
-    jars = Path(pyspark.__file__).parent / "jars"
+    # The server runs on the development line's Hadoop, whose version the mini cluster was fetched
+    # for; a client of another line's Hadoop (make test-matrix) talks to it over HDFS's RPC.
+    jars = ROOT / ".build" / f"spark-{SPARK_LINES[-1].line}" / "jars"
     with open(work / "minicluster.log", "w") as log:
         process = subprocess.Popen(
             [str(java), f"-Dtest.build.data={work / 'data'}", "-cp", f"{MINICLUSTER}/*:{jars}/*",

@@ -29,9 +29,10 @@ from test_crash_loop import FILES, KEYS, ROWS, SEED, assert_computes_the_referen
 
 from ttlstore.cli import main
 
-from conftest import ROOT
+from conftest import ROOT, RUNNING_LINE, SPARK_LINES
 
-S3A_JARS = ROOT / ".build" / "s3a"
+# hadoop-aws of the installed pyspark's Hadoop: the development line's, or another line's (make test-matrix).
+S3A_JARS = ROOT / ".build" / ("s3a" if RUNNING_LINE == SPARK_LINES[-1].line else f"spark-{RUNNING_LINE}/s3a")
 BUCKET = "checkpoints"
 TEMPORARY = re.compile(r"/\.[^/]+\.tmp$")
 

@@ -23,7 +23,7 @@ from test_state_reader import SCENARIOS
 
 import ttlstore
 
-from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
+from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds, running_line_at_least, unload_state_stores
 
 CLI = Path(sys.executable).parent / "ttlstore"
 THREE = {"spark.sql.shuffle.partitions": "3"}
@@ -119,6 +119,7 @@ def test_a_running_or_failed_batch_is_refused_before_anything_is_written(stopped
     assert files_of(checkpoint) == before
 
 
+@pytest.mark.every_line
 def test_an_unfinished_repartition_stops_the_query_and_is_finished_by_the_same_count_only(
     spark: SparkSession, stopped_query: Path, tmp_path: Path
 ):
@@ -128,7 +129,9 @@ def test_an_unfinished_repartition_stops_the_query_and_is_finished_by_the_same_c
     for name in ("2", ".2.crc"):
         (checkpoint / "commits" / name).unlink()
 
-    with pytest.raises(StreamingQueryException, match="STREAMING_UNFINISHED_REPARTITION_DETECTED"):
+    # Spark 4.2 and later find it at restart; before, ttlstore's query check does, at the first batch.
+    found_by = "STREAMING_UNFINISHED_REPARTITION_DETECTED" if running_line_at_least("4.2") else "REPARTITION_UNFINISHED"
+    with pytest.raises(StreamingQueryException, match=found_by):
         run(spark, tmp_path, "aggregation without watermark", 2, 3)
     with pytest.raises(ttlstore.RepartitionError) as refused:
         ttlstore.repartition(checkpoint, 7)

@@ -39,11 +39,20 @@ import bounded_memory
 import executor_loss
 import ladders
 import latency
+import pyspark
 import repartition_time
 import ttl_cost
 
+from ttlstore._lines import SPARK_LINES, installed_line
+
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "bench-output"
+# The line of the pyspark that runs the bench: the development line's results and report are
+# bench-output/ and docs/benchmarks.md, another line's (make bench-line) bench-output/spark-<line>/
+# and docs/benchmarks-spark-<line>.md.
+LINE, _ = installed_line()
+DEV_LINE = SPARK_LINES[-1]
+OUT = ROOT / "bench-output" if LINE == DEV_LINE else ROOT / "bench-output" / f"spark-{LINE}"
+REPORT = ROOT / "docs" / ("benchmarks.md" if LINE == DEV_LINE else f"benchmarks-spark-{LINE}.md")
 
 PROVIDERS = {
     "hdfs": ("HDFS provider", "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider", {}),
@@ -199,13 +208,17 @@ def ratio(value: float, base: float) -> str:
 
 
 def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str, list[float]]) -> str:
+    target = "make bench" if LINE == DEV_LINE else f"make bench-line BENCH_LINE={LINE}"
+    others = [f"[{p.stem.removeprefix('benchmarks-spark-')}]({p.name})"
+              for p in sorted((ROOT / "docs").glob("benchmarks-spark-*.md"))] if LINE == DEV_LINE else []
     lines = [
-        "# Benchmarks",
+        "# Benchmarks" + ("" if LINE == DEV_LINE else f" on Spark {LINE}"),
         "",
-        "<!-- Written by `make bench` (tests/bench/run_bench.py); rerun it to refresh. -->",
+        f"<!-- Written by `{target}` (tests/bench/run_bench.py); rerun it to refresh. -->",
         "",
+        *([f"The other Spark lines: {', '.join(others)} (`make bench-line`).", ""] if others else []),
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-        f"Spark local[2], {args.partitions} shuffle partitions, {args.batches} micro-batches of "
+        f"Spark {pyspark.__version__} local[2], {args.partitions} shuffle partitions, {args.batches} micro-batches of "
         f"{args.rows_per_batch:,} rows each; aggregation over {args.agg_keys:,} distinct keys, "
         f"dropDuplicates over {args.batches * args.rows_per_batch:,} distinct keys. Every run is a fresh "
         "JVM; figures come from Spark's progress reports. Ratios are against Spark's RocksDB provider "
@@ -465,6 +478,8 @@ def main() -> None:
     parser.add_argument("--agg-keys", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3, help="runs of ttlstore with TTL off and on, interleaved")
+    parser.add_argument("--repeated", nargs="*", default=list(REPEATED),
+                        help="the providers run --repeats times, interleaved (the others run once, first)")
     parser.add_argument("--churn-batches", type=int, default=45)
     parser.add_argument("--churn-rows-per-batch", type=int, default=50_000)
     parser.add_argument("--churn-ttl", default="8 seconds")
@@ -473,7 +488,7 @@ def main() -> None:
     parser.add_argument("--ladder-partitions", type=int, default=2)
     parser.add_argument("--providers", nargs="*", default=list(PROVIDERS))
     parser.add_argument("--one", nargs=2, metavar=("WORKLOAD", "PROVIDER"), help=argparse.SUPPRESS)
-    parser.add_argument("--report", default=str(ROOT / "docs" / "benchmarks.md"))
+    parser.add_argument("--report", default=str(REPORT))
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from bench-output/results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep bench-output/results.json's results of the workloads not run now")
@@ -515,7 +530,7 @@ def main() -> None:
         churn = workload == "churn"
         providers = [p for p in args.providers
                      if (p in CHURN_PROVIDERS if churn else p not in CHURN_ONLY) and p not in LATENCY_ONLY]
-        repeated = [] if churn else [p for p in providers if p in REPEATED]
+        repeated = [] if churn else [p for p in providers if p in args.repeated]
         order = [p for p in providers if p not in repeated] + repeated * args.repeats
         for provider in order:
             batches = args.churn_batches if churn else args.batches

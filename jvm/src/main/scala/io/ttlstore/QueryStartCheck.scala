@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
-import io.ttlstore.errors.TtlStoreErrors
-import io.ttlstore.spark.RealTimeMode
+import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
+import io.ttlstore.repartition.RepartitionPlan
+import io.ttlstore.spark.{RealTimeMode, UnfinishedRepartition}
 import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
 import io.ttlstore.store.NativeFilter
 
@@ -16,7 +17,8 @@ import io.ttlstore.store.NativeFilter
  * planned and before any task runs: the query is not in Real-Time Mode (Spark 4.3 allows it only
  * on its own RocksDB provider, see [[TtlStoreErrors.realTimeModeNotServed]]), every value parses,
  * operator- and store-scoped keys name
- * operators and stores the query has, no stream-stream join gets TTL unless allowed, and with
+ * operators and stores the query has, no stream-stream join gets TTL unless allowed, on Spark before
+ * 4.2 the checkpoint does not end in an unfinished `ttlstore repartition`, and with
  * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
  * it the executors still refuse bad values at their first batch, but cannot know which operator
  * ids exist.
@@ -31,16 +33,16 @@ object QueryStartCheck {
   private val Ours = classOf[TtlStateStoreProvider].getName
 
   /** A stateful operator of the plan: its id, name, store names and state directory. */
-  final case class Operator(id: Long, name: String, stores: Seq[String], stateDir: String = "")
+  final case class Operator(id: Long, name: String, stores: Seq[String], stateDir: String = "", runId: String = "")
 
   def operators(plan: SparkPlan): Seq[Operator] =
     plan.collect {
       case j: StreamingSymmetricHashJoinExec if j.stateInfo.isDefined =>
         Operator(j.stateInfo.get.operatorId, j.nodeName, StreamStreamJoin.StoreNames,
-          j.stateInfo.get.checkpointLocation)
+          j.stateInfo.get.checkpointLocation, j.stateInfo.get.queryRunId.toString)
       case s: StatefulOperator if s.stateInfo.isDefined =>
         Operator(s.stateInfo.get.operatorId, s.asInstanceOf[SparkPlan].nodeName, Seq("default"),
-          s.stateInfo.get.checkpointLocation)
+          s.stateInfo.get.checkpointLocation, s.stateInfo.get.queryRunId.toString)
     }.groupBy(_.id).values.map(_.head).toSeq.sortBy(_.id)
 
   /**
@@ -82,6 +84,23 @@ object QueryStartCheck {
     }
   }
 
+  /** The query runs already checked for an unfinished repartition (the check reads the logs once per run). */
+  private val runsChecked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /**
+   * On a Spark line that does not look itself ([[UnfinishedRepartition]]): fails the first batch of
+   * a run whose checkpoint ends in a repartition that did not finish, before any task runs.
+   */
+  private def checkNoUnfinishedRepartition(session: SparkSession, op: Operator): Unit = {
+    // Spark 4.0 also plans a query's operators once without its checkpoint (no state directory).
+    val checkpoint = if (op.stateDir.isEmpty) "" else checkpointOf(op.stateDir)
+    if (!UnfinishedRepartition.checkedBySpark && checkpoint.nonEmpty && runsChecked.add(op.runId)) {
+      RepartitionPlan.unfinished(checkpoint, session.sessionState.newHadoopConf()).foreach { case (batch, n) =>
+        throw RepartitionErrors.repartitionUnfinishedAtStart(checkpoint, batch, n, session.version)
+      }
+    }
+  }
+
   /**
    * The rule: a no-op for plans without stateful operators. The provider in the plan's conf is the
    * one the checkpoint pins (Spark copies it from the offset log); the user's session is the
@@ -99,6 +118,7 @@ object QueryStartCheck {
             throw TtlStoreErrors.realTimeModeNotServed(checkpointOf(ops.head.stateDir))
           }
           check(confs, ops)
+          checkNoUnfinishedRepartition(session, ops.head)
         } else {
           val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ConfigKey.SparkProviderKey))
           checkPinned(pinned, confs, asked, ops.head.stateDir)

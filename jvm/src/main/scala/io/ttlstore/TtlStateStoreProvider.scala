@@ -8,7 +8,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
-import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, LineageItem, SnapshotUploader, VersionFile}
+import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
 import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
@@ -171,13 +171,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
     colFamilyName.filter(_ != StateStore.DEFAULT_COL_FAMILY_NAME).foreach { name =>
       throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'")
     }
-    // Under checkpoint format v2 the versions are those of the end version's lineage.
-    val versions = endCheckpointId match {
-      case None => (startVersion to endVersion).map(VersionFile(_, None))
-      case Some(end) =>
-        new LineageFiles(files).between(VersionFile(startVersion, None), LineageItem(endVersion, end))
-          .map(i => VersionFile(i.version, Some(i.id)))
-    }
+    val versions = new LineageFiles(files).feedVersions(startVersion, endVersion, endCheckpointId)
     new ChangeFeed(files, versions, template.keyCodec, template.valueFields)
   }
 

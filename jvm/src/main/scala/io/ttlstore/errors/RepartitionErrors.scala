@@ -34,6 +34,15 @@ object RepartitionErrors {
         s"Run ttlstore repartition with --partitions $itsPartitions to finish it (you asked for $requested); " +
         "then repartition again to any other count.")
 
+  /** A query started on a checkpoint whose last batch is an unfinished repartition (Spark before 4.2). */
+  def repartitionUnfinishedAtStart(
+      checkpoint: String, batch: Long, itsPartitions: Int, spark: String): TtlStoreException =
+    error("REPARTITION_UNFINISHED", "checkpoint" -> checkpoint, "batch" -> batch)(
+      s"Batch $batch of $checkpoint is a repartition to $itsPartitions partitions that did not finish, " +
+        s"and Spark $spark would run it as an ordinary batch on state that is only partly repartitioned. " +
+        s"Nothing was run. Finish it with ttlstore repartition $checkpoint --partitions $itsPartitions, " +
+        "then start the query.")
+
   def repartitionOtherProvider(checkpoint: String, provider: String): TtlStoreException =
     error("REPARTITION_OTHER_PROVIDER", "checkpoint" -> checkpoint, "provider" -> provider)(
       s"$checkpoint runs on $provider, not on ttlstore, and ttlstore repartitions only its own state. For " +

@@ -145,18 +145,30 @@ object TtlStoreErrors {
         "or restart the query from a new checkpoint.")
 
   /**
-   * A store written in one checkpoint format asked for in the other. Spark keeps the format a
+   * A store written in checkpoint format v1 asked for with a checkpoint id. Spark keeps the format a
    * checkpoint started with (its commit log decides), so this means the commit log or the store's
    * files were changed by hand.
    */
-  def checkpointFormatMismatch(dir: String, version: Long, written: Int, asked: Int): TtlStoreException =
+  def checkpointFormatMismatch(dir: String, version: Long): TtlStoreException =
     error("CHECKPOINT_FORMAT_MISMATCH", "dir" -> dir, "version" -> version)(
-      s"Version $version of the state in $dir is asked for in checkpoint format v$asked " +
-        s"(spark.sql.streaming.stateStore.checkpointFormatVersion), but the store was written in v$written" +
-        (if (written == 2) " (its files carry checkpoint ids)" else " (its files carry no checkpoint ids)") +
-        ". Spark keeps the format a checkpoint started with, as its commit log records it; the commit " +
-        "log or the state files were changed by hand or come from another checkpoint. Restore them " +
-        "together, or run the query from a new checkpoint to change the format.")
+      s"Version $version of the state in $dir is asked for with a checkpoint id (checkpoint format v2, " +
+        "spark.sql.streaming.stateStore.checkpointFormatVersion=2), but the store was written in format " +
+        "v1 (its files carry no checkpoint ids). Spark keeps the format a checkpoint started with, as its " +
+        "commit log records it; the commit log or the state files were changed by hand or come from " +
+        "another checkpoint. Restore them together, or run the query from a new checkpoint to change the format.")
+
+  /**
+   * A version of a store written in checkpoint format v2 asked for without its checkpoint id. A query
+   * passes the id its commit log records; Spark 4.0's state reader passes none.
+   */
+  def checkpointIdMissing(dir: String, version: Long, spark: String): TtlStoreException =
+    error("CHECKPOINT_ID_MISSING", "dir" -> dir, "version" -> version)(
+      s"Version $version of the state in $dir was written in checkpoint format v2 (its files carry " +
+        "checkpoint ids) and is asked for without an id, which does not say which of its lineages to " +
+        "load. A query passes the id its commit log records, but Spark 4.0's state reader passes none, " +
+        "so on Spark 4.0 the state of a format v2 checkpoint cannot be read (Spark's RocksDB provider " +
+        s"cannot load it either; this is Spark $spark): read it on Spark 4.2 or later. Otherwise the " +
+        "commit log was changed by hand or comes from another checkpoint: restore it with the state files.")
 
   def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
     error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(

@@ -100,6 +100,29 @@ object RepartitionPlan {
     }
   }
 
+  /**
+   * The repartition this tool left unfinished in `checkpoint`, as (batch, its partition count): the
+   * offset log's last batch has no commit and another `spark.sql.shuffle.partitions` than the batch
+   * before it (an ordinary batch never changes the count). Spark 4.2 and later find it themselves
+   * when a query restarts; [[io.ttlstore.QueryStartCheck]] asks this on earlier lines.
+   */
+  def unfinished(checkpoint: String, hadoopConf: Configuration): Option[(Long, Int)] = {
+    val root = new Path(checkpoint)
+    val fs = root.getFileSystem(hadoopConf)
+    val offsets = new Path(root, "offsets")
+    numbered(fs, offsets).sorted.takeRight(2) match {
+      case Seq(before, last) if last == before + 1 && !fs.exists(new Path(root, s"commits/$last")) =>
+        val count = (b: Long) =>
+          (offsetEntry(fs, new Path(offsets, b.toString)) \ "conf" \ ShufflePartitionsKey)
+            .extractOpt[String].flatMap(_.toIntOption)
+        (count(before), count(last)) match {
+          case (Some(a), Some(b)) if a != b => Some(last -> b)
+          case _ => None
+        }
+      case _ => None
+    }
+  }
+
   private def operator(fs: FileSystem, root: Path, id: Long, hadoopConf: Configuration): OperatorLayout = {
     val dir = new Path(root, s"state/$id")
     val file = SparkCheckpoint.operatorMetadataFile(dir).toString

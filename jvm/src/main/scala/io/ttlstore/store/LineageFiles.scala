@@ -18,12 +18,12 @@ final class LineageFiles(files: CheckpointFiles) {
    * lineage from that base to the version, each item the attempt whose changelog to replay.
    */
   def plan(version: Long, id: Option[String], listing: Listing): (Option[LineageItem], Vector[LineageItem]) = {
-    val target = LineageItem(version, id.getOrElse(throw formatMismatch(version, listing, idsAsked = true)))
+    val target = LineageItem(version, id.getOrElse(throw idMissing(version)))
     val recorded =
       if (listing.hasSnapshot(version, id)) Nil
       else if (listing.hasChangelog(version, id)) files.lineageOf(version, target.id)
       else if (!listing.hasCheckpointIds && listing.latest.isDefined) {
-        throw formatMismatch(version, listing, idsAsked = true)
+        throw TtlStoreErrors.checkpointFormatMismatch(dir, version)
       } else {
         throw TtlStoreErrors.versionNotFound(dir, version, listing.latest,
           Some(files.changelogPath(version, id).toString))
@@ -46,6 +46,18 @@ final class LineageFiles(files: CheckpointFiles) {
     walked
   }
 
+  /**
+   * The versions of a change feed from `start` to `end`: under format v2 those of `end`'s lineage,
+   * which its id names (a store in format v2 asked without one is refused).
+   */
+  def feedVersions(start: Long, end: Long, endId: Option[String]): Seq[VersionFile] = endId match {
+    case None =>
+      if (files.listing().hasCheckpointIds) throw idMissing(end)
+      (start to end).map(VersionFile(_, None))
+    case Some(id) =>
+      between(VersionFile(start, None), LineageItem(end, id)).map(i => VersionFile(i.version, Some(i.id)))
+  }
+
   /** True when `file` (a changelog) was written on `base`: in format v2 its lineage ends there. */
   def builtOn(file: VersionFile, base: Option[LineageItem]): Boolean =
     file.id match {
@@ -55,10 +67,9 @@ final class LineageFiles(files: CheckpointFiles) {
         catch { case NonFatal(_) => false }
     }
 
-  /** A load that asks for checkpoint ids where the store has none, or the other way round. */
-  def formatMismatch(version: Long, listing: Listing, idsAsked: Boolean): TtlStoreException =
-    TtlStoreErrors.checkpointFormatMismatch(dir, version, written = if (listing.hasCheckpointIds) 2 else 1,
-      asked = if (idsAsked) 2 else 1)
+  /** A version of a store in format v2 asked for without its checkpoint id. */
+  def idMissing(version: Long): TtlStoreException =
+    TtlStoreErrors.checkpointIdMissing(dir, version, org.apache.spark.SPARK_VERSION)
 
   private def broken(item: LineageItem, why: String): TtlStoreException =
     TtlStoreErrors.checkpointLineageBroken(dir, item.version, Some(item.id), why)

@@ -64,7 +64,7 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
       val adopted = adoptions.baseFor(version, listing)
       if (version > 0 && adopted.isEmpty && !listing.hasChangelog(version, None) &&
         !listing.hasSnapshot(version, None)) {
-        if (listing.hasCheckpointIds) throw lineages.formatMismatch(version, listing, idsAsked = false)
+        if (listing.hasCheckpointIds) throw lineages.idMissing(version)
         throw TtlStoreErrors.versionNotFound(files.root.toString, version, listing.latest,
           Some(files.changelogPath(version).toString))
       }
