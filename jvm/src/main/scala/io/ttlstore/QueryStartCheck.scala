@@ -92,7 +92,7 @@ object QueryStartCheck {
    * a run whose checkpoint ends in a repartition that did not finish, before any task runs.
    */
   private def checkNoUnfinishedRepartition(session: SparkSession, op: Operator): Unit = {
-    // Spark 4.0 also plans a query's operators once without its checkpoint (no state directory).
+    // Spark 4.0 and 4.1 also plan with a state location that names no checkpoint: nothing to read there.
     val checkpoint = if (op.stateDir.isEmpty) "" else checkpointOf(op.stateDir)
     if (!UnfinishedRepartition.checkedBySpark && checkpoint.nonEmpty && runsChecked.add(op.runId)) {
       RepartitionPlan.unfinished(checkpoint, session.sessionState.newHadoopConf()).foreach { case (batch, n) =>
