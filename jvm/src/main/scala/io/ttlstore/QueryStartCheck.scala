@@ -91,15 +91,16 @@ object QueryStartCheck {
    * On a Spark line that does not look itself ([[UnfinishedRepartition]]): fails the first batch of
    * a run whose checkpoint ends in a repartition that did not finish, before any task runs.
    */
-  private def checkNoUnfinishedRepartition(session: SparkSession, op: Operator): Unit = {
-    // Spark 4.0 and 4.1 also plan with a state location that names no checkpoint: nothing to read there.
-    val checkpoint = if (op.stateDir.isEmpty) "" else checkpointOf(op.stateDir)
-    if (!UnfinishedRepartition.checkedBySpark && checkpoint.nonEmpty && runsChecked.add(op.runId)) {
-      RepartitionPlan.unfinished(checkpoint, session.sessionState.newHadoopConf()).foreach { case (batch, n) =>
-        throw RepartitionErrors.repartitionUnfinishedAtStart(checkpoint, batch, n, session.version)
+  private def checkNoUnfinishedRepartition(session: SparkSession, op: Operator): Unit =
+    if (!UnfinishedRepartition.checkedBySpark && op.stateDir.nonEmpty && !runsChecked.contains(op.runId)) {
+      // Spark 4.0 and 4.1 also plan with a state location that names no checkpoint: nothing to read there.
+      val checkpoint = checkpointOf(op.stateDir)
+      if (checkpoint.nonEmpty && runsChecked.add(op.runId)) {
+        RepartitionPlan.unfinished(checkpoint, session.sessionState.newHadoopConf()).foreach { case (batch, n) =>
+          throw RepartitionErrors.repartitionUnfinishedAtStart(checkpoint, batch, n, session.version)
+        }
       }
     }
-  }
 
   /**
    * The rule: a no-op for plans without stateful operators. The provider in the plan's conf is the
