@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, SPARK_LINES
 
 SCRIPT = ROOT / "tests" / "lines" / "upgrade_rounds.py"
 
 
 def line_python(line: str) -> Path:
-    python = ROOT / ".build" / f"spark-{line}" / "venv" / "bin" / "python"
+    """The interpreter of `line`'s environment: the project's own for the development line (whichever
+    line this run tests), .build/spark-<line>/venv for the others."""
+    venv = ROOT / ".venv" if line == SPARK_LINES[-1].line else ROOT / ".build" / f"spark-{line}" / "venv"
+    python = venv / "bin" / "python"
     assert python.is_file(), f"{python} is missing: run `make line-venvs` (make test does)"
     return python
 
@@ -33,7 +35,7 @@ def test_a_checkpoint_written_on_spark_4_0_continues_on_4_2_and_on_4_3_with_its_
     work.mkdir()
     on_40 = run_on(line_python("4.0"), work, 0, 2)
     on_42 = run_on(line_python("4.2"), work, 2, 1)
-    on_43 = run_on(sys.executable, work, 3, 2)
+    on_43 = run_on(line_python("4.3"), work, 3, 2)
     assert [on_40["spark"][:3], on_42["spark"][:3], on_43["spark"][:3]] == ["4.0", "4.2", "4.3"]
 
     dedup = on_40["outputs"]["dropDuplicates"] + on_42["outputs"]["dropDuplicates"] + on_43["outputs"]["dropDuplicates"]

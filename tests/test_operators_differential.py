@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, StreamRun, run_rounds
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, StreamRun, run_rounds, running_line_at_least
 
 EVENTS = StructType(
     [StructField("key", StringType()), StructField("v", LongType()), StructField("t", LongType())]
@@ -158,7 +158,12 @@ def _assert_same_rows(spark: SparkSession, reference: StreamRun, ours: StreamRun
         )
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+#: The scenarios Spark's RocksDB provider runs in format v2 on the line under test: Spark 4.0 fails
+#: a streaming global limit in format v2, whichever the provider (test_checkpoint_v2.py asserts it).
+V2_SCENARIOS = [s for s in SCENARIOS if s.name != "streaming global limit" or running_line_at_least("4.1")]
+
+
+@pytest.mark.parametrize("scenario", V2_SCENARIOS, ids=[s.name for s in V2_SCENARIOS])
 def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksdb_provider(
     spark: SparkSession, tmp_path: Path, scenario: Scenario
 ):

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
-import io.ttlstore.spark.{RealTimeMode, UnfinishedRepartition}
+import io.ttlstore.spark.{GlobalLimitInFormatV2, RealTimeMode, UnfinishedRepartition}
 import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
 import io.ttlstore.store.NativeFilter
 
@@ -17,7 +17,7 @@ import io.ttlstore.store.NativeFilter
  * planned and before any task runs: the query is not in Real-Time Mode (Spark 4.3 allows it only
  * on its own RocksDB provider, see [[TtlStoreErrors.realTimeModeNotServed]]), every value parses,
  * operator- and store-scoped keys name
- * operators and stores the query has, no stream-stream join gets TTL unless allowed, on Spark before
+ * operators and stores the query has, on Spark 4.0 no global limit runs in checkpoint format v2, no stream-stream join gets TTL unless allowed, on Spark before
  * 4.2 the checkpoint does not end in an unfinished `ttlstore repartition`, and with
  * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
  * it the executors still refuse bad values at their first batch, but cannot know which operator
@@ -117,6 +117,10 @@ object QueryStartCheck {
         if (pinned == Ours) {
           if (RealTimeMode.runs(plan)) {
             throw TtlStoreErrors.realTimeModeNotServed(checkpointOf(ops.head.stateDir))
+          }
+          if (!GlobalLimitInFormatV2.runs && ops.exists(_.name == "StreamingGlobalLimit") &&
+            conf.getConfString(ConfigKey.SparkCheckpointFormatKey, "1") == "2") {
+            throw TtlStoreErrors.globalLimitInFormatV2(checkpointOf(ops.head.stateDir), session.version)
           }
           check(confs, ops)
           checkNoUnfinishedRepartition(session, ops.head)

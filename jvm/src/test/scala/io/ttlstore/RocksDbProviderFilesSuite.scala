@@ -1,10 +1,12 @@
 package io.ttlstore
 
 import java.io.File
+import java.nio.charset.StandardCharsets
+import java.util.zip.{ZipEntry, ZipInputStream, ZipOutputStream}
 
 import scala.collection.mutable
 
-import org.apache.commons.io.FileUtils
+import org.apache.commons.io.{FileUtils, IOUtils}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
@@ -54,6 +56,40 @@ class RocksDbProviderFilesSuite extends AnyFunSuite {
           assert(replayed(dir, v, codec) === expected, s"version $v")
         }
       }
+    }
+  }
+
+  /** Writes the snapshot zip of `version` again with its metadata's first line set to `header`. */
+  private def relabel(dir: File, version: Long, header: String): Unit = {
+    val zip = new File(dir, s"0/0/$version.zip")
+    val in = new ZipInputStream(new java.io.FileInputStream(zip))
+    val entries = Iterator.continually(in.getNextEntry).takeWhile(_ != null)
+      .map(e => e.getName -> IOUtils.toByteArray(in)).toList
+    in.close()
+    val out = new ZipOutputStream(new java.io.FileOutputStream(zip))
+    entries.foreach { case (name, bytes) =>
+      out.putNextEntry(new ZipEntry(name))
+      val text = new String(bytes, StandardCharsets.UTF_8)
+      out.write(
+        if (name == "metadata") (header + text.dropWhile(_ != '\n')).getBytes(StandardCharsets.UTF_8) else bytes)
+      out.closeEntry()
+    }
+    out.close()
+  }
+
+  test(
+    "a snapshot whose metadata says v2, as Spark 4.0 writes it after a format v2 query, reads as v1; v3 is refused") {
+    withTempDir { dir =>
+      withProvider(newProvider(RocksDbProvider, dir))(p =>
+        (0 until 2).foreach { v => commitVersion(p, v, (s"u$v", 0) -> Some(v.toLong)); p.doMaintenance() })
+      val expected = replayed(dir, 2, "lz4")
+      assert(expected.size === 2)
+      relabel(dir, 2, "v2")
+      assert(replayed(dir, 2, "lz4") === expected)
+      relabel(dir, 2, "v3")
+      val e = intercept[TtlStoreException](replayed(dir, 2, "lz4"))
+      assert(e.errorName === "LEGACY_FORMAT_TOO_NEW")
+      assert(e.getMessage.contains("2.zip") && e.getMessage.contains("v3") && e.getMessage.contains("v1, v2"))
     }
   }
 

@@ -64,6 +64,9 @@ object ConfigKey {
   /** The provider a query runs on (Spark pins it in the checkpoint's offset log). */
   val SparkProviderKey = "spark.sql.streaming.stateStore.providerClass"
 
+  /** Spark's setting of the checkpoint format (1, or 2 with checkpoint ids). */
+  val SparkCheckpointFormatKey = "spark.sql.streaming.stateStore.checkpointFormatVersion"
+
   /** ttlstore's provider class, as Spark's offset log pins it (io.ttlstore.TtlStateStoreProvider). */
   val ProviderClass = "io.ttlstore.TtlStateStoreProvider"
 }

@@ -108,6 +108,14 @@ object TtlStoreErrors {
       s"$key names no setting of Spark's, but looks like ttlstore's $suggestion without its " +
         s"'ttlstore.' segment. Set $suggestion instead; Spark ignores $key.")
 
+  def globalLimitInFormatV2(checkpoint: String, sparkVersion: String): TtlStoreException =
+    error("GLOBAL_LIMIT_IN_FORMAT_V2", "checkpoint" -> checkpoint, "spark" -> sparkVersion)(
+      s"The query of $checkpoint has a streaming global limit (limit() on a stream) and runs in checkpoint " +
+        s"format v2 (spark.sql.streaming.stateStore.checkpointFormatVersion=2), which Spark $sparkVersion " +
+        "cannot run: its driver fails every batch of such a query (\"ChekpointInfo length: 1, numPartitions: " +
+        "...\"), whichever the provider. Start the query in format 1 (a new checkpoint without that " +
+        "setting), or run it on Spark 4.1 or later.")
+
   def unsupportedOperation(operation: String, why: String): TtlStoreException =
     error("UNSUPPORTED_OPERATION", "operation" -> operation)(
       s"ttlstore does not support $operation: $why")
@@ -197,6 +205,11 @@ object TtlStoreErrors {
       s"$file (version $version, written by Spark's provider) cannot be read: $why. Restore it " +
         "from a backup of the checkpoint, or check spark.sql.streaming.stateStore.compression.codec " +
         "matches the codec the query wrote it with.")
+
+  def legacyFormatTooNew(file: String, version: Long, found: String, read: String): TtlStoreException =
+    error("LEGACY_FORMAT_TOO_NEW", "file" -> file, "version" -> version, "found" -> found)(
+      s"$file (version $version, written by Spark's provider) has metadata version $found; this ttlstore " +
+        s"reads $read. Upgrade ttlstore to one that reads the files of the Spark that wrote it.")
 
   def legacyKeyMalformed(why: String): TtlStoreException =
     error("LEGACY_KEY_MALFORMED")(

@@ -25,7 +25,8 @@ import io.ttlstore.spark.SparkClasses.CheckpointFileManager
  * legacy rows.
  *
  * {{{
- *   <store dir>/<v>.zip         snapshot of version v: "metadata" ("v1" line + JSON naming the SSTs)
+ *   <store dir>/<v>.zip         snapshot of version v: "metadata" ("v1" or "v2" line + JSON naming
+ *                               the SSTs; see [[RocksDbProviderFiles.MetadataVersions]])
  *                               and the DB's small files (MANIFEST, CURRENT, OPTIONS, logs)
  *   <store dir>/SSTs/<n>-<uuid>.sst   SST files shared by snapshots
  *   <store dir>/<v>.changelog   changes of version v (changelog checkpointing): a
@@ -155,6 +156,14 @@ object RocksDbProviderFiles {
   final case class SstEntry(localFileName: String, dfsSstFileName: String, sizeBytes: Long)
   final case class Metadata(sstFiles: List[SstEntry], numKeys: Long)
 
+  /**
+   * The metadata versions read, both followed by the same JSON. Every line writes "v1", except that
+   * Spark 4.0 writes the checkpoint format version (`spark.sql.streaming.stateStore.checkpointFormatVersion`)
+   * of the session that first wrote a snapshot in its JVM: "v2" in every later snapshot of that JVM,
+   * whatever the format of their own queries.
+   */
+  val MetadataVersions: Seq[String] = Seq("v1", "v2")
+
   /** The encoding version Spark 4.3 writes before every key and value of a classic operator. */
   val EncodingVersion: Byte = 0
 
@@ -162,9 +171,13 @@ object RocksDbProviderFiles {
     try {
       val lines = text.linesIterator.toList
       def damaged(why: String) = TtlStoreErrors.legacyFileCorrupted(path.toString, version, why)
-      if (lines.headOption.map(_.trim) != Some("v1")) {
-        val first = lines.headOption.getOrElse("").take(20).map(c => if (c >= ' ' && c < '\u007f') c else '?')
-        throw damaged(s"metadata version '$first' (only v1 is read)")
+      val header = lines.headOption.getOrElse("").trim
+      if (!MetadataVersions.contains(header)) {
+        val shown = header.take(20).map(c => if (c >= ' ' && c < '\u007f') c else '?')
+        if (header.matches("v[0-9]{1,9}")) {
+          throw TtlStoreErrors.legacyFormatTooNew(path.toString, version, header, MetadataVersions.mkString(", "))
+        }
+        throw damaged(s"metadata version '$shown' (${MetadataVersions.mkString(" and ")} are read)")
       }
       val json = JsonMethods.parse(lines.drop(1).mkString("\n"))
       val columnFamilies = (json \ "columnFamilyMapping").extractOpt[Map[String, Any]].getOrElse(Map.empty)

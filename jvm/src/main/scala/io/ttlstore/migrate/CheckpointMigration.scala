@@ -42,7 +42,6 @@ object CheckpointMigration {
   /** Where migrate keeps its backup and record, inside the checkpoint (Spark ignores the directory). */
   val BackupDir = "ttlstore-migration"
   private val JoinFormatKey = "spark.sql.streaming.join.stateFormatVersion"
-  private val CheckpointFormatKey = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 
   private final case class Record(batch: Long, from: String, committed: Boolean, migratedAtMs: Long)
 
@@ -135,8 +134,10 @@ object CheckpointMigration {
             s"${conf(JoinFormatKey)} ($JoinFormatKey), which needs column families; ttlstore serves join state format 2 only.")
       }
     }
-    val written = math.max(conf.get(CheckpointFormatKey).flatMap(_.toIntOption).getOrElse(1), facts.checkpointFormat())
-    if (written != 1) throw MigrationErrors.unsupportedCheckpoint(checkpoint, written, CheckpointFormatKey)
+    val written = math.max(conf.get(ConfigKey.SparkCheckpointFormatKey).flatMap(_.toIntOption).getOrElse(1),
+      facts.checkpointFormat())
+    if (written != 1)
+      throw MigrationErrors.unsupportedCheckpoint(checkpoint, written, ConfigKey.SparkCheckpointFormatKey)
   }
 
   /** Writes `path` atomically (its checksum file with it, where the file system keeps one). */
