@@ -280,6 +280,8 @@ bench: install
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=4.0 by default).
 BENCH_LINE ?= $(firstword $(OTHER_LINES))
 bench-line: install line-venvs
+	PYSPARK_PYTHON=$(CURDIR)/.build/spark-$(BENCH_LINE)/venv/bin/python \
+	PYSPARK_DRIVER_PYTHON=$(CURDIR)/.build/spark-$(BENCH_LINE)/venv/bin/python \
 	.build/spark-$(BENCH_LINE)/venv/bin/python tests/bench/run_bench.py --workloads aggregation dropDuplicates \
 		--providers rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl \
 		--repeated rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl

@@ -86,9 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "every_line: the suite's core, which `make test-lines` also runs on every other Spark line")
 
 
-# Python workers must run this interpreter (the one with pyspark, pandas and ttlstore).
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+# Python workers must run this interpreter (the one with pyspark, pandas and ttlstore), also where
+# the Makefile exports the development line's for a run on another line.
+os.environ["PYSPARK_PYTHON"] = sys.executable
+os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # Functions defined in test modules are pickled by reference: workers must be able to import them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")) if p

@@ -8,7 +8,7 @@ import org.apache.commons.io.IOUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.AdoptionErrors
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -29,8 +29,8 @@ final class AdoptionFile(root: Path, hadoopConf: Configuration, createAtomic: Pa
         finally in.close()
       val record =
         try AdoptionRecord.fromJson(text)
-        catch { case NonFatal(e) => throw TtlStoreErrors.adoptionRecordCorrupted(path.toString, e.getMessage) }
-      AdoptionRecord.problem(record).foreach(why => throw TtlStoreErrors.adoptionRecordCorrupted(path.toString, why))
+        catch { case NonFatal(e) => throw AdoptionErrors.adoptionRecordCorrupted(path.toString, e.getMessage) }
+      AdoptionRecord.problem(record).foreach(why => throw AdoptionErrors.adoptionRecordCorrupted(path.toString, why))
       Some(record)
     }
 

@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 import io.ttlstore.checkpoint.VersionChain
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.AdoptionErrors
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -48,7 +48,7 @@ final class HdfsProviderFiles(val storeDir: Path, hadoopConf: Configuration) {
     val (deltas, snapshots) = versions()
     val chain = VersionChain.of(version, snapshots)
     chain.firstMissing(deltas.contains).foreach { v =>
-      throw TtlStoreErrors.legacyFileMissing(deltaPath(v).toString, v, version)
+      throw AdoptionErrors.legacyFileMissing(deltaPath(v).toString, v, version)
     }
     chain.snapshot.foreach(v => SparkProviderFormat.readRecords(fm, snapshotPath(v), v, codecName)(put, delete))
     chain.changes.foreach { v =>

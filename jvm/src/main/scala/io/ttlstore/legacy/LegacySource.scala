@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 import io.ttlstore.checkpoint.VersionChain
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.AdoptionErrors
 
 /** Where an adopted store's legacy rows come from: the files of one of Spark's providers. */
 sealed trait LegacySource {
@@ -54,7 +54,7 @@ object LegacySource {
     name match {
       case "hdfs" => new Hdfs(new HdfsProviderFiles(storeDir, hadoopConf))
       case "rocksdb" => new RocksDb(new RocksDbProviderFiles(storeDir, hadoopConf))
-      case other => throw TtlStoreErrors.adoptionRecordCorrupted(recordPath.toString,
+      case other => throw AdoptionErrors.adoptionRecordCorrupted(recordPath.toString,
           s"it names the provider '$other' (ttlstore reads hdfs and rocksdb)")
     }
 

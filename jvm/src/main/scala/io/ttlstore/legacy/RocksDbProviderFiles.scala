@@ -16,7 +16,7 @@ import org.rocksdb.{Options, RocksDB, RocksDBException}
 
 import io.ttlstore.bytes.Bytes
 import io.ttlstore.checkpoint.{FileNames, VersionChain}
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{AdoptionErrors, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -67,7 +67,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
     val (zips, changelogs) = versions()
     val chain = VersionChain.of(version, zips)
     chain.firstMissing(changelogs.contains).foreach { v =>
-      throw TtlStoreErrors.legacyFileMissing(
+      throw AdoptionErrors.legacyFileMissing(
         (if (chain.snapshot.isEmpty && changelogs.isEmpty) zipPath(version) else changelogPath(v)).toString, v, version)
     }
     chain.snapshot.foreach(v => readSnapshot(v, workDir, put))
@@ -89,7 +89,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
           try fm.open(sstPath(sst.dfsSstFileName))
           catch {
             case _: FileNotFoundException =>
-              throw TtlStoreErrors.legacyFileMissing(sstPath(sst.dfsSstFileName).toString, version, version)
+              throw AdoptionErrors.legacyFileMissing(sstPath(sst.dfsSstFileName).toString, version, version)
           }
         val out = new FileOutputStream(new File(dir, sst.localFileName))
         try IOUtils.copy(in, out)
@@ -101,7 +101,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
         catch {
           case e: RocksDBException =>
             options.close()
-            throw TtlStoreErrors.legacyFileCorrupted(zipPath(version).toString, version, e.getMessage)
+            throw AdoptionErrors.legacyFileCorrupted(zipPath(version).toString, version, e.getMessage)
         }
       try {
         val it = db.newIterator()
@@ -121,7 +121,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
     try handle
     catch {
       case e: TtlStoreException if e.errorName == "LEGACY_KEY_MALFORMED" =>
-        throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
+        throw AdoptionErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
     }
 
   /** Extracts the zip of `version` into `dir` (all but the metadata) and returns its metadata. */
@@ -144,9 +144,9 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
       }
     } catch {
       case e: TtlStoreException => throw e
-      case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, s"unreadable: $e")
+      case NonFatal(e) => throw AdoptionErrors.legacyFileCorrupted(path.toString, version, s"unreadable: $e")
     } finally zip.close()
-    metadata.getOrElse(throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, "it has no metadata entry"))
+    metadata.getOrElse(throw AdoptionErrors.legacyFileCorrupted(path.toString, version, "it has no metadata entry"))
   }
 }
 
@@ -170,12 +170,12 @@ object RocksDbProviderFiles {
   private def parseMetadata(text: String, path: Path, version: Long): Metadata =
     try {
       val lines = text.linesIterator.toList
-      def damaged(why: String) = TtlStoreErrors.legacyFileCorrupted(path.toString, version, why)
+      def damaged(why: String) = AdoptionErrors.legacyFileCorrupted(path.toString, version, why)
       val header = lines.headOption.getOrElse("").trim
       if (!MetadataVersions.contains(header)) {
         val shown = header.take(20).map(c => if (c >= ' ' && c < '\u007f') c else '?')
         if (header.matches("v[0-9]{1,9}")) {
-          throw TtlStoreErrors.legacyFormatTooNew(path.toString, version, header, MetadataVersions.mkString(", "))
+          throw AdoptionErrors.legacyFormatTooNew(path.toString, version, header, MetadataVersions.mkString(", "))
         }
         throw damaged(s"metadata version '$shown' (${MetadataVersions.mkString(" and ")} are read)")
       }
@@ -193,7 +193,7 @@ object RocksDbProviderFiles {
       metadata
     } catch {
       case e: TtlStoreException => throw e
-      case NonFatal(e) => throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
+      case NonFatal(e) => throw AdoptionErrors.legacyFileCorrupted(path.toString, version, e.getMessage)
     }
 
   /** The key row of a whole key (no prefix) as Spark's RocksDB provider stored it. */
@@ -204,10 +204,10 @@ object RocksDbProviderFiles {
    * the key's other columns.
    */
   def prefixKey(raw: Array[Byte]): (Array[Byte], Array[Byte]) = {
-    if (raw.length < 4) throw TtlStoreErrors.legacyKeyMalformed(s"a prefix key of ${raw.length} bytes")
+    if (raw.length < 4) throw AdoptionErrors.legacyKeyMalformed(s"a prefix key of ${raw.length} bytes")
     val prefixLen = Bytes.readIntLittleEndian(raw, 0)
     if (prefixLen < 1 || 4 + prefixLen >= raw.length) {
-      throw TtlStoreErrors.legacyKeyMalformed(s"a prefix length of $prefixLen in a key of ${raw.length} bytes")
+      throw AdoptionErrors.legacyKeyMalformed(s"a prefix length of $prefixLen in a key of ${raw.length} bytes")
     }
     (withoutEncodingByte(java.util.Arrays.copyOfRange(raw, 4, 4 + prefixLen), "key prefix"),
       withoutEncodingByte(java.util.Arrays.copyOfRange(raw, 4 + prefixLen, raw.length), "key"))
@@ -216,11 +216,11 @@ object RocksDbProviderFiles {
   /** The UnsafeRow bytes of a stored value of the file `path` of `version`: Spark's encoding byte removed. */
   private def decoded(bytes: Array[Byte], path: Path, version: Long): Array[Byte] =
     if (hasEncodingByte(bytes)) java.util.Arrays.copyOfRange(bytes, 1, bytes.length)
-    else throw TtlStoreErrors.legacyFileCorrupted(path.toString, version, encodingProblem(bytes, "value"))
+    else throw AdoptionErrors.legacyFileCorrupted(path.toString, version, encodingProblem(bytes, "value"))
 
   private def withoutEncodingByte(bytes: Array[Byte], what: String): Array[Byte] =
     if (hasEncodingByte(bytes)) java.util.Arrays.copyOfRange(bytes, 1, bytes.length)
-    else throw TtlStoreErrors.legacyKeyMalformed(encodingProblem(bytes, what))
+    else throw AdoptionErrors.legacyKeyMalformed(encodingProblem(bytes, what))
 
   private def hasEncodingByte(bytes: Array[Byte]): Boolean = bytes.nonEmpty && bytes(0) == EncodingVersion
 

@@ -8,7 +8,7 @@ import scala.util.Try
 import org.apache.hadoop.fs.Path
 
 import io.ttlstore.checkpoint.{Compression, Streams}
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{AdoptionErrors, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -55,8 +55,8 @@ object SparkProviderFormat {
       put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Unit = {
     val raw =
       try fm.open(path)
-      catch { case _: FileNotFoundException => throw TtlStoreErrors.legacyFileMissing(path.toString, version, version) }
-    def damaged(why: String) = TtlStoreErrors.legacyFileCorrupted(path.toString, version, why)
+      catch { case _: FileNotFoundException => throw AdoptionErrors.legacyFileMissing(path.toString, version, version) }
+    def damaged(why: String) = AdoptionErrors.legacyFileCorrupted(path.toString, version, why)
     val in =
       try new DataInputStream(Compression.inputStream(codecName, raw))
       catch { case e: IOException => raw.close(); throw damaged(s"unreadable: ${e.getMessage}") }

@@ -3,7 +3,7 @@ package io.ttlstore.store
 import java.io.File
 
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, Listing}
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.errors.AdoptionErrors
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.ttl.Clock
 
@@ -64,7 +64,7 @@ final class Adoptions(
     if (version <= 0 || listing.snapshots.exists(_ <= version) || !first.exists(_ > 1)) None
     else LegacySource.holding(first.get - 1, files.storeDir, files.hadoopConf) match {
       case Some(source) =>
-        throw TtlStoreErrors.adoptionRecordMissing(files.adoption.path.toString, first.get - 1, source.name)
+        throw AdoptionErrors.adoptionRecordMissing(files.adoption.path.toString, first.get - 1, source.name)
       case None => None
     }
   }
