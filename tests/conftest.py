@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -225,3 +226,12 @@ def hdfs_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[s
     results = run_without_faults(work, crash_loop.VARIANTS["TTL off"])
     assert list(work.glob("checkpoints/*/state/*/*/*.delta")), "the reference did not run on the HDFS provider"
     return results
+
+
+def run_script(python: Path | str, script: Path, *args: object, cwd: Path | None = None) -> dict:
+    """Runs a script of tests/lines with `python` (a fresh JVM) and returns what it printed as ``RESULT {json}``."""
+    ran = subprocess.run([str(python), str(script), *map(str, args)], capture_output=True, text=True, timeout=600,
+                         cwd=cwd)
+    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
+    return json.loads(results[0])

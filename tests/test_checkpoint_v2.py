@@ -219,6 +219,7 @@ def test_a_streaming_global_limit_in_format_v2_runs_where_spark_s_rocksdb_provid
         # limit's state has one: Spark's provider fails there; ttlstore refuses before any task runs.
         assert "ChekpointInfo length: 1" in theirs, theirs
         assert "GLOBAL_LIMIT_IN_FORMAT_V2" in ours and "checkpointFormatVersion" in ours, ours
+        assert str(tmp_path / "ttlstore" / "checkpoint") in ours, ours
         assert not (tmp_path / "ttlstore" / "checkpoint" / "commits" / "0").exists()
         assert not list((tmp_path / "ttlstore" / "checkpoint" / "state").rglob("*.changelog"))
 

@@ -4,11 +4,9 @@ expiring when they should."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
-from conftest import ROOT, SPARK_LINES
+from conftest import ROOT, SPARK_LINES, run_script
 
 SCRIPT = ROOT / "tests" / "lines" / "upgrade_rounds.py"
 
@@ -23,11 +21,7 @@ def line_python(line: str) -> Path:
 
 
 def run_on(python: Path | str, workdir: Path, first: int, count: int) -> dict:
-    ran = subprocess.run([str(python), str(SCRIPT), str(workdir), str(first), str(count)], capture_output=True,
-                         text=True, timeout=600, cwd=workdir.parent)
-    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
-    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
-    return json.loads(results[0])
+    return run_script(python, SCRIPT, workdir, first, count, cwd=workdir.parent)
 
 
 def test_a_checkpoint_written_on_spark_4_0_continues_on_4_2_and_on_4_3_with_its_ttl_kept(tmp_path: Path):

@@ -20,7 +20,7 @@ from test_ttl import EVENTS, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, RUNNING_LINE, TTL_PROVIDER, core_params, run_rounds
+from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, RUNNING_LINE, TTL_PROVIDER, core_params, run_rounds, run_script
 
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
 CLI = Path(sys.executable).parent / "ttlstore"
@@ -81,11 +81,7 @@ def test_a_query_migrated_from_spark_s_rocksdb_provider_emits_what_it_would_have
 @pytest.mark.every_line
 def test_a_rocksdb_snapshot_written_after_a_format_v2_query_in_its_jvm_migrates(spark: SparkSession, tmp_path: Path):
     # A fresh JVM runs a query in checkpoint format v2, then the one migrated here in format 1.
-    script = Path(__file__).parent / "lines" / "snapshot_after_v2.py"
-    ran = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=600)
-    results = [x.removeprefix("RESULT ") for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
-    assert len(results) == 1, ran.stdout + ran.stderr[-3000:]
-    written = json.loads(results[0])
+    written = run_script(sys.executable, Path(__file__).parent / "lines" / "snapshot_after_v2.py", tmp_path)
     assert written["outputs"] == [["a", "b"], ["c"]]
     # Spark 4.0 labels every snapshot of that JVM with the format of its first: "v2", the same content.
     assert written["headers"] == (["v2"] if RUNNING_LINE == "4.0" else ["v1"])

@@ -18,11 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from test_checkpoint_v2 import FORMAT_KEY  # noqa: E402
 from test_ttl import EVENTS, rows  # noqa: E402
 
 from conftest import ROCKSDB_PROVIDER, local_session_builder, run_rounds  # noqa: E402
-
-FORMAT_KEY = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 
 
 def dedup(stream):

@@ -16,9 +16,10 @@ import io.ttlstore.store.NativeFilter
  * Checks ttlstore's settings against a streaming query's plan on the driver, when a micro-batch is
  * planned and before any task runs: the query is not in Real-Time Mode (Spark 4.3 allows it only
  * on its own RocksDB provider, see [[TtlStoreErrors.realTimeModeNotServed]]), every value parses,
- * operator- and store-scoped keys name
- * operators and stores the query has, on Spark 4.0 no global limit runs in checkpoint format v2, no stream-stream join gets TTL unless allowed, on Spark before
- * 4.2 the checkpoint does not end in an unfinished `ttlstore repartition`, and with
+ * operator- and store-scoped keys name operators and stores the query has, on Spark 4.0 no global
+ * limit runs in checkpoint format v2 ([[GlobalLimitInFormatV2]]), no stream-stream join gets TTL
+ * unless allowed, on Spark before 4.2 the checkpoint does not end in an unfinished `ttlstore
+ * repartition`, and with
  * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
  * it the executors still refuse bad values at their first batch, but cannot know which operator
  * ids exist.
