@@ -85,11 +85,15 @@ spark-jars: $(foreach l,$(SPARK_LINES),.build/spark-$(l)/jars/.fetched)
 
 # An environment per other line, for its tests: its latest pyspark with ttlstore and the test tools
 # the end-to-end tests use. (Each line's oldest release runs tests/test_install.py's wheel test.)
-.build/spark-%/venv/.installed: python/pyproject.toml $(LINES_TSV)
+# A line's test environment keeps to tests/lines/pins-<line>.txt where there is one (what its pyspark
+# works with).
+line_pins = $(if $(wildcard tests/lines/pins-$(1).txt),-c tests/lines/pins-$(1).txt)
+.build/spark-%/venv/.installed: python/pyproject.toml $(LINES_TSV) $(wildcard tests/lines/pins-*.txt)
 	rm -rf .build/spark-$*/venv
 	$(PYTHON) -m venv .build/spark-$*/venv
 	.build/spark-$*/venv/bin/python -m pip install --quiet --upgrade pip
-	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[lines]"
+	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[lines]" \
+		$(call line_pins,$*)
 	touch $@
 
 # The lines' environments are made side by side (mostly downloads).
@@ -206,7 +210,8 @@ LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operato
 # For release checks: every test of the suite on every other line's latest pyspark, one line after
 # the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.
 .build/spark-%/venv/.matrix: .build/spark-%/venv/.installed
-	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[test]"
+	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[test]" \
+		$(call line_pins,$*)
 	touch $@
 
 .build/spark-%/s3a/.fetched: tests/s3a/pom.xml | spark-jars
@@ -277,7 +282,7 @@ bench: install
 	$(PY) tests/bench/run_bench.py
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
-# own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=4.0 by default).
+# own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).
 BENCH_LINE ?= $(firstword $(OTHER_LINES))
 bench-line: install line-venvs
 	PYSPARK_PYTHON=$(CURDIR)/.build/spark-$(BENCH_LINE)/venv/bin/python \

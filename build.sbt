@@ -117,12 +117,19 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
       .getOrElse(sys.error("python/ttlstore/_version.py has no __version__")),
     // The Scala this line's Spark ships: Scala 2.13 is backward but not forward binary compatible.
     scalaVersion := l.scala,
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-byname-implicit,_",
-      "-Wconf:cat=lint-infer-any:s"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked") ++ (l.scalaBinary match {
+      case "2.12" => Seq("-Xlint:_", "-Wconf:cat=lint-infer-any:s")
+      case _ => Seq("-Xlint:-byname-implicit,_", "-Wconf:cat=lint-infer-any:s")
+    }),
     javacOptions ++= Seq("--release", "17"),
     // Every line's classes, jars and caches apart (the projects share jvm/ as their base).
     target := (ThisBuild / baseDirectory).value / "jvm" / "target" / s"spark-${l.line}",
-    Compile / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala") ++
+    // The shared sources (in Java, the few classes that must load on any Spark and Scala: the line
+    // check, its exception, the registered data source), the few that differ by Scala version
+    // (jvm/scala-2.12, jvm/scala-2.13: the names 2.12 lacks), and the adapters of this line.
+    Compile / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala",
+      (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "java",
+      (ThisBuild / baseDirectory).value / "jvm" / s"scala-${l.scalaBinary}") ++
       SparkLines.adapterDirs((ThisBuild / baseDirectory).value / "jvm" / "spark", l.line),
     Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
     // ScalaTest runs on the development line; the other lines are tested end to end (tests/lines).
@@ -217,12 +224,13 @@ def line(name: String): SparkLine =
   sparkLines.find(_.line == name).getOrElse(sys.error(s"jvm/spark/lines.tsv has no line $name"))
 
 // One project per row of jvm/spark/lines.tsv (sbt finds projects only as named values).
+lazy val spark35 = lineProject(line("3.5"))
 lazy val spark40 = lineProject(line("4.0"))
 lazy val spark41 = lineProject(line("4.1"))
 lazy val spark42 = lineProject(line("4.2"))
 lazy val spark43 = lineProject(line("4.3"))
 
-lazy val lineProjects: Seq[Project] = Seq(spark40, spark41, spark42, spark43)
+lazy val lineProjects: Seq[Project] = Seq(spark35, spark40, spark41, spark42, spark43)
 
 lazy val root = (project in file("."))
   .aggregate(lineProjects.map(p => p: ProjectReference): _*)

@@ -52,13 +52,20 @@ def _line_number(line: str) -> int:
     return int(major) * 100 + int(minor)
 
 
-#: The line of the installed pyspark, which this run tests.
-RUNNING_LINE = ttlstore._lines.installed_line()[0]
+#: The line and Scala binary version of the installed pyspark, which this run tests.
+RUNNING_LINE, RUNNING_SCALA = ttlstore._lines.installed_line()
 
 
 def running_line_at_least(line: str) -> bool:
     """Whether the line under test is ``line`` or later (for what differs per line)."""
     return _line_number(RUNNING_LINE) >= _line_number(line)
+
+
+#: What Spark 4.0 brought and Spark 3.5 lacks, so that ttlstore refuses it by name there
+#: (test_spark_lines.py): the state data source (``format("statestore")``, which ``read_state`` wraps),
+#: checkpoint format v2, and the operator metadata offline repartition reads.
+HAS_STATE_READER = HAS_FORMAT_V2 = HAS_OPERATOR_METADATA = running_line_at_least("4.0")
+NOT_IN_SPARK_3_5 = "Spark 3.5 lacks it; test_spark_lines.py asserts the refusal by name"
 
 
 def adapter_dirs(line: str) -> list[Path]:

@@ -18,9 +18,10 @@ MAX_LINES = 300
 #: An adapter holds what one or a few Spark lines do differently, and no more.
 MAX_ADAPTER_LINES = 60
 LINES = [line.line for line in SPARK_LINES]
+SCALA = {line.line: line.scala for line in SPARK_LINES}
 
 #: Each package and the packages it may use; anything else is a dependency the other way round.
-LAYERS: dict[str, set[str]] = {
+_LAYERS: dict[str, set[str]] = {
     "io.ttlstore.errors": set(),
     "io.ttlstore.bytes": set(),
     "io.ttlstore.spark": {"io.ttlstore.errors"},
@@ -30,12 +31,16 @@ LAYERS: dict[str, set[str]] = {
     "io.ttlstore.legacy": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
     "io.ttlstore.store": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
                           "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark"},
-    "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store"},
+    "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store",
+                           "io.ttlstore.spark"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
                                 "io.ttlstore.checkpoint", "io.ttlstore.store", "io.ttlstore.spark"},
     "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
     "io.ttlstore.tools": {"io.ttlstore.errors", "io.ttlstore.spark"},
 }
+#: The names Scala 2.12 and 2.13 spell differently (jvm/scala-2.12, jvm/scala-2.13), below everything.
+COMPAT = "io.ttlstore.compat"
+LAYERS = {COMPAT: set()} | {package: uses | {COMPAT} for package, uses in _LAYERS.items()}
 
 _DECLARATION = re.compile(
     r"^(?:(?:final|sealed|abstract|private\[\w+\]|private|case|implicit)\s+)*(?:class|object|trait)\s+(\w+)", re.M)
@@ -50,8 +55,9 @@ def _code(source: str) -> str:
 
 
 def _sources(line: str) -> dict[Path, str]:
-    """ttlstore's own sources of one Spark line: the shared ones and that line's adapters."""
-    roots = [MAIN, *adapter_dirs(line)]
+    """ttlstore's own Scala sources of one Spark line: the shared ones, those of its Scala version and
+    that line's adapters."""
+    roots = [MAIN, JVM / f"scala-{SCALA[line]}", *adapter_dirs(line)]
     return {p: p.read_text() for r in roots for p in sorted(r.rglob("*.scala")) if "/io/ttlstore/" in p.as_posix()}
 
 
@@ -144,8 +150,7 @@ def test_packages_only_use_the_layers_below_them(line: str):
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
     root = {p.name for p, s in _sources(LINES[-1]).items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
-                    "TtlStateSource.scala", "CheckpointInspector.scala", "InspectMain.scala",
-                    "RepartitionMain.scala", "MigrateMain.scala"}
+                    "CheckpointInspector.scala", "InspectMain.scala", "RepartitionMain.scala", "MigrateMain.scala"}
 
 
 def test_the_checker_finds_a_cycle_when_there_is_one():

@@ -27,7 +27,17 @@ from test_ttl import EVENTS, clock_at, rows
 
 import ttlstore
 
-from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, core_params, run_rounds, running_line_at_least
+from conftest import (
+    HAS_FORMAT_V2,
+    NOT_IN_SPARK_3_5,
+    ROCKSDB_PROVIDER,
+    TTL_PROVIDER,
+    core_params,
+    run_rounds,
+    running_line_at_least,
+)
+
+pytestmark = pytest.mark.skipif(not HAS_FORMAT_V2, reason=NOT_IN_SPARK_3_5)
 
 FORMAT_KEY = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 V2 = {FORMAT_KEY: "2", "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}

@@ -17,7 +17,7 @@ import pytest
 
 import ttlstore
 
-from conftest import ROOT, RUNNING_LINE, SPARK_LINES
+from conftest import ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES
 
 QUERY = textwrap.dedent("""
     import json, sys, time
@@ -96,7 +96,7 @@ def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore_that_
     result = run_query(python, tmp_path, env=env)
     assert result["version"] == pyspark
     assert result["jar"].startswith(str(venv)), "the jar comes from the installed wheel, not the checkout"
-    assert Path(result["jar"]).name == f"ttlstore-spark-{ttlstore.spark_line(pyspark)}_2.13-{ttlstore.__version__}.jar"
+    assert Path(result["jar"]).name == f"ttlstore-spark-{ttlstore.spark_line(pyspark)}_{RUNNING_SCALA}-{ttlstore.__version__}.jar"
 
 
 MAVEN_REPO = ROOT / "jvm" / "target" / "maven-repo"
@@ -104,18 +104,18 @@ MAVEN_REPO = ROOT / "jvm" / "target" / "maven-repo"
 
 @pytest.mark.every_line
 def test_the_maven_artifact_by_its_coordinates_runs_a_query_without_the_wheels_jar(tmp_path: Path):
-    """`--packages io.ttlstore:ttlstore-spark-<line>_2.13:<version>` from the Maven repository `make
+    """`--packages io.ttlstore:ttlstore-spark-<line>_<scala>:<version>` from the Maven repository `make
     publish-local` writes: Spark resolves the installed pyspark's line's artifact alone (its pom names
     that line's Spark, rocksdbjni and Scala `provided`)."""
     import pyspark
 
-    name = f"ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_2.13"
+    name = f"ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_{RUNNING_SCALA}"
     pom = MAVEN_REPO / "io" / "ttlstore" / name / ttlstore.__version__ / f"{name}-{ttlstore.__version__}.pom"
     assert pom.is_file(), f"{pom} is missing: run `make publish-local` (make test does)"
     provided = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>\s*<scope>provided</scope>",
                           pom.read_text())
-    assert {a for a, _ in provided} == {"scala-library", "spark-sql_2.13", "rocksdbjni"}
-    assert dict(provided)["spark-sql_2.13"] == pyspark.__version__, "the pom names the Spark it was built against"
+    assert {a for a, _ in provided} == {"scala-library", f"spark-sql_{RUNNING_SCALA}", "rocksdbjni"}
+    assert dict(provided)[f"spark-sql_{RUNNING_SCALA}"] == pyspark.__version__, "the pom names the Spark it was built against"
     (scala,) = (Path(pyspark.__file__).parent / "jars").glob("scala-library-*.jar")
     assert scala.name == f"scala-library-{dict(provided)['scala-library']}.jar", "and the Scala that Spark ships"
     result = run_query(sys.executable, tmp_path, MAVEN_REPO.as_uri())

@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 
 import ttlstore
 
-from conftest import ROOT, SPARK_LINES
+from conftest import ROOT, RUNNING_SCALA, SPARK_LINES
 
 
 def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
@@ -19,7 +19,7 @@ def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
 
     jar = Path(ttlstore.jar_path())
     line = ttlstore.spark_line(pyspark.__version__)
-    assert jar.name == f"ttlstore-spark-{line}_2.13-{ttlstore.__version__}.jar"
+    assert jar.name == f"ttlstore-spark-{line}_{RUNNING_SCALA}-{ttlstore.__version__}.jar"
     with zipfile.ZipFile(jar) as z:
         built_for = dict(row.split("=", 1) for row in z.read("io/ttlstore/build.properties").decode().split())
         assert built_for["spark.line"] == line and built_for["spark.compiledAgainst"] == pyspark.__version__
@@ -61,7 +61,7 @@ def test_ttlstore_jar_coordinates_prints_the_maven_coordinates_for_packages(caps
     from ttlstore.cli import main
 
     assert main(["jar", "--coordinates"]) == 0
-    expected = f"io.ttlstore:ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_2.13:{ttlstore.__version__}"
+    expected = f"io.ttlstore:ttlstore-spark-{ttlstore.spark_line(pyspark.__version__)}_{RUNNING_SCALA}:{ttlstore.__version__}"
     assert capsys.readouterr().out.strip() == expected
     assert ttlstore.MAVEN_COORDINATES == ttlstore.maven_coordinates() == expected
 
@@ -243,5 +243,5 @@ def test_a_wheel_is_never_built_without_the_jar_it_bundles(tmp_path: Path):
     shutil.copytree(ROOT / "python", source, ignore=shutil.ignore_patterns("*.jar", "build", "*.egg-info", "__pycache__"))
     built = _build_wheel(source, tmp_path / "out")
     assert built.returncode != 0 and not list((tmp_path / "out").glob("*.whl"))
-    assert f"ttlstore-spark-{SPARK_LINES[0].line}_2.13-{ttlstore.__version__}.jar, is missing" in built.stderr + built.stdout
+    assert f"ttlstore-spark-{SPARK_LINES[0].line}_{SPARK_LINES[0].scala}-{ttlstore.__version__}.jar, is missing" in built.stderr + built.stdout
     assert "make jar" in built.stderr + built.stdout

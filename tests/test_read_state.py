@@ -15,7 +15,9 @@ from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, clock_at, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, write_round
+from conftest import HAS_STATE_READER, HDFS_PROVIDER, NOT_IN_SPARK_3_5, TTL_PROVIDER, run_rounds, write_round
+
+pytestmark = pytest.mark.skipif(not HAS_STATE_READER, reason=NOT_IN_SPARK_3_5)
 
 P = ttlstore.settings.PREFIX
 TIME_COLUMNS = ["written_at", "expires_at", "expired"]

@@ -23,7 +23,17 @@ from test_state_reader import SCENARIOS
 
 import ttlstore
 
-from conftest import ROCKSDB_PROVIDER, TTL_PROVIDER, run_rounds, running_line_at_least, unload_state_stores
+from conftest import (
+    HAS_OPERATOR_METADATA,
+    NOT_IN_SPARK_3_5,
+    ROCKSDB_PROVIDER,
+    TTL_PROVIDER,
+    run_rounds,
+    running_line_at_least,
+    unload_state_stores,
+)
+
+pytestmark = pytest.mark.skipif(not HAS_OPERATOR_METADATA, reason=NOT_IN_SPARK_3_5)
 
 CLI = Path(sys.executable).parent / "ttlstore"
 THREE = {"spark.sql.shuffle.partitions": "3"}

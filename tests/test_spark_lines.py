@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pyspark
 import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql.utils import StreamingQueryException
+from test_ttl import EVENTS, rows
 
 import ttlstore
 from ttlstore import _lines
 
-from conftest import SPARK_LINES
+from conftest import HAS_STATE_READER, RUNNING_SCALA, SPARK_LINES, TTL_PROVIDER, run_rounds
 
 pytestmark = pytest.mark.every_line
 
@@ -36,9 +39,13 @@ def test_the_python_package_bundles_the_jars_of_the_lines_the_build_makes():
 
 
 def test_the_installed_pyspark_picks_its_line_and_an_unknown_line_is_refused_by_name(monkeypatch):
-    assert ttlstore.jar_path().endswith(f"ttlstore-spark-{INSTALLED}_2.13-{ttlstore.__version__}.jar")
+    assert ttlstore.jar_path().endswith(f"ttlstore-spark-{INSTALLED}_{RUNNING_SCALA}-{ttlstore.__version__}.jar")
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("3.4.1", "2.12"))
-    with pytest.raises(ttlstore.UnsupportedSparkError, match=r"built for Spark 4\.0, .*installed pyspark is 3\.4\.1"):
+    with pytest.raises(ttlstore.UnsupportedSparkError,
+                       match=r"built for Spark 3\.5 with Scala 2\.12, 4\.0 with Scala 2\.13, .*installed pyspark is 3\.4\.1"):
+        ttlstore.jar_path()
+    monkeypatch.setattr(_lines, "installed_spark", lambda: ("4.3.0", "2.12"))
+    with pytest.raises(ttlstore.UnsupportedSparkError, match=r"installed pyspark is 4\.3\.0 with Scala 2\.12"):
         ttlstore.jar_path()
 
 
@@ -47,28 +54,45 @@ REFUSED = textwrap.dedent("""
     from pyspark.sql import SparkSession
     import ttlstore
 
-    jar, with_extension = sys.argv[1], sys.argv[2] == "extension"
+    jar, how = sys.argv[1], sys.argv[2]
     builder = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-    if with_extension:
+    if how == "extension":
         builder = ttlstore.configure(builder, jar=jar)
-    else:  # the provider alone, as a spark-submit user may set it
+    elif how == "provider":  # the provider alone, as a spark-submit user may set it
         builder = builder.config("spark.jars", jar).config(ttlstore.settings.PROVIDER_CLASS_KEY,
                                                            ttlstore.settings.PROVIDER_CLASS)
+    else:  # the jar on the classpath of a session that does not use ttlstore
+        builder = builder.config("spark.jars", jar)
     try:
         spark = builder.getOrCreate()
-        query = (spark.readStream.format("rate").load().dropDuplicates(["value"]).writeStream.format("noop")
-                 .option("checkpointLocation", tempfile.mkdtemp()).start())
-        query.processAllAvailable()
+        source = tempfile.mkdtemp()
+        with open(f"{source}/0.json", "w") as f:
+            f.write('{"value": 1}\\n{"value": 1}\\n')
+        query = (spark.readStream.schema("value long").json(source).dropDuplicates(["value"]).writeStream
+                 .format("noop").option("checkpointLocation", tempfile.mkdtemp()).trigger(availableNow=True).start())
+        query.awaitTermination()
         print("RAN")
     except Exception as e:  # the JVM's whole chain: PySpark shows only the outer error's message
         print("FAILED", str(e).replace("\\\\n", " "))
 """)
 
 
+def _other_jars() -> list:
+    """A jar of another line on the installed pyspark's Scala, and one of another Scala, where built."""
+    same = [line for line in SPARK_LINES if line.line != INSTALLED and line.scala == RUNNING_SCALA]
+    other = [line for line in SPARK_LINES if line.scala != RUNNING_SCALA]
+    return [pytest.param(found[0], id=name) for name, found in (("same Scala", same), ("other Scala", other)) if found]
+
+
+@pytest.mark.parametrize("other", _other_jars())
 @pytest.mark.parametrize("how", ["extension", "provider only"])
-def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact_to_use(tmp_path: Path, how: str):
-    other = next(line for line in SPARK_LINES if line.line != INSTALLED)
-    jar = JARS / f"ttlstore-spark-{other.line}_2.13-{ttlstore.__version__}.jar"
+def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact_to_use(tmp_path: Path, how: str,
+                                                                                        other):
+    """Every pairing: a jar of another line of the same Scala, or of another Scala (Spark 3.5's jar, built
+    for Scala 2.12, in a 4.x Spark, and a 4.x jar in 3.5), with ttlstore's extension (refused as the
+    session starts) or with the provider alone (refused at the query's first data source lookup, before
+    Spark loads the provider, which a Spark of another line may not even load)."""
+    jar = JARS / f"ttlstore-spark-{other.line}_{other.scala}-{ttlstore.__version__}.jar"
     script = tmp_path / "refused.py"
     script.write_text(REFUSED)
     ran = subprocess.run([sys.executable, str(script), str(jar), how.split()[0]], capture_output=True, text=True,
@@ -77,6 +101,38 @@ def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact
     assert "RAN" not in ran.stdout.split()
     mismatch = re.search(r"\[SPARK_LINE_MISMATCH\][^\n]*", out)
     assert mismatch, out[-3000:]
-    assert f"built for Spark {other.line} with Scala 2.13, but runs in Spark {pyspark.__version__}" in mismatch.group(0)
-    assert f"io.ttlstore:ttlstore-spark-{INSTALLED}_2.13:{ttlstore.__version__}" in mismatch.group(0)
+    assert (f"built for Spark {other.line} with Scala {other.scala}, but runs in Spark {pyspark.__version__} "
+            f"with Scala {RUNNING_SCALA}") in mismatch.group(0)
+    assert f"io.ttlstore:ttlstore-spark-{INSTALLED}_{RUNNING_SCALA}:{ttlstore.__version__}" in mismatch.group(0)
     assert "NoSuchMethodError" not in out and "NoClassDefFoundError" not in out
+
+
+def test_a_jar_of_another_scala_leaves_a_session_that_does_not_use_ttlstore_working(tmp_path: Path):
+    """On the classpath of a session that asks for neither ttlstore's provider nor its extension, a jar
+    of another Scala (whose Scala classes cannot load there) keeps the session's data source lookups
+    and stateful queries working."""
+    other = next(line for line in SPARK_LINES if line.scala != RUNNING_SCALA)
+    jar = JARS / f"ttlstore-spark-{other.line}_{other.scala}-{ttlstore.__version__}.jar"
+    script = tmp_path / "refused.py"
+    script.write_text(REFUSED)
+    ran = subprocess.run([sys.executable, str(script), str(jar), "absent"], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert "RAN" in ran.stdout.split(), (ran.stdout + ran.stderr)[-3000:]
+
+
+@pytest.mark.skipif(HAS_STATE_READER, reason="only Spark 3.5, of the lines ttlstore serves, lacks these")
+def test_what_spark_3_5_lacks_is_refused_by_name(spark: SparkSession, tmp_path: Path):
+    """Spark 3.5 has no state data source, no checkpoint format v2 and no operator metadata (4.0 brought
+    all three): ``read_state``, a query asking for format v2 and ``ttlstore repartition`` fail naming
+    what is missing, where Spark 3.5 alone would fail without a reason or silently run in format 1."""
+    dedup = run_rounds(spark, TTL_PROVIDER, tmp_path / "dedup", EVENTS, lambda s: s.dropDuplicates(["key"]),
+                       [rows("a"), rows("b")], "append")
+    assert [len(batch) for batch in dedup.outputs] == [1, 1], "the query itself runs"
+    with pytest.raises(Exception, match=r"STATE_READER_NOT_IN_SPARK.*Spark 3\.5.*ttlstore inspect"):
+        ttlstore.read_state(spark, dedup.checkpoint).collect()
+    with pytest.raises(ttlstore.RepartitionError, match=r"OPERATOR_METADATA_MISSING.*Spark 3\.5 writes none"):
+        ttlstore.repartition(dedup.checkpoint, 3)
+    with pytest.raises(StreamingQueryException, match=r"CHECKPOINT_FORMAT_V2_NOT_IN_SPARK.*checkpointFormatVersion=2"):
+        run_rounds(spark, TTL_PROVIDER, tmp_path / "v2", EVENTS, lambda s: s.dropDuplicates(["key"]), [rows("a")],
+                   "append", extra_conf={"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"})
+    assert not (tmp_path / "v2" / "checkpoint" / "commits" / "0").exists(), "nothing was committed"

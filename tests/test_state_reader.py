@@ -17,7 +17,9 @@ from test_ttl import EVENTS, clock_at, rows
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, core_params, run_rounds
+from conftest import HAS_STATE_READER, HDFS_PROVIDER, NOT_IN_SPARK_3_5, TTL_PROVIDER, core_params, run_rounds
+
+pytestmark = pytest.mark.skipif(not HAS_STATE_READER, reason=NOT_IN_SPARK_3_5)
 
 P = ttlstore.settings.PREFIX
 

@@ -11,7 +11,7 @@ from typing import Any, cast
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-from ttlstore._lines import SPARK_LINES, UnsupportedSparkError, coordinates, installed_line, jar_name
+from ttlstore._lines import JARS, UnsupportedSparkError, coordinates, installed_line, jar_name
 from ttlstore._ttl import Duration, StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
 from ttlstore.settings import (
     EXTENSIONS_CLASS,
@@ -47,7 +47,7 @@ def _installed_or_newest() -> str:
     try:
         return maven_coordinates()
     except UnsupportedSparkError:
-        return coordinates(SPARK_LINES[-1], "2.13")
+        return coordinates(*JARS[-1])
 
 
 #: ttlstore's Maven coordinates for the installed pyspark (for an unsupported one, the newest line's).
@@ -64,7 +64,7 @@ def jar_path() -> str:
         where ``make`` has not run yet).
 
     >>> import ttlstore
-    >>> ttlstore.jar_path().endswith(f"_2.13-{ttlstore.__version__}.jar")
+    >>> ttlstore.jar_path().endswith(f"-{ttlstore.__version__}.jar")
     True
     """
     jar = Path(__file__).resolve().parent / "jars" / jar_name(*installed_line())

@@ -17,7 +17,4 @@ object SparkClasses {
 
   /** The local property that carries a streaming query's id into its tasks. */
   val QueryIdKey: String = StreamExecution.QUERY_ID_KEY
-
-  /** The Hadoop configuration key that carries a query run's id to its state stores. */
-  val RunIdKey: String = StreamExecution.RUN_ID_KEY
 }

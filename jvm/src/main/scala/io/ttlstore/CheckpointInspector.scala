@@ -96,7 +96,8 @@ object CheckpointInspector {
         else partitions.headOption.toSeq.flatMap(p => storesIn(fs, new Path(opDir, p.toString)))
       Operator(op, name, storeNames.sorted.map(s => StoreRef(s, partitions)))
     }
-    Overview(checkpoint, provider(fs, new Path(offsets, latest.toString)), Some(latest), committed.maxOption,
+    Overview(checkpoint, provider(fs, new Path(offsets, latest.toString)), Some(latest),
+      committed.reduceOption(_ max _),
       operators)
   }
 
@@ -145,9 +146,9 @@ object CheckpointInspector {
     else {
       val all = (listing.changelogFiles ++ listing.snapshotFiles).toSeq
       val byVersion = all.groupBy(_.version).toSeq.sortBy(-_._1)
-      byVersion.iterator.flatMap { case (v, attempts) =>
+      byVersion.view.flatMap { case (v, attempts) =>
         committedId(v).map(id => VersionFile(v, Some(id))).filter(f => attempts.contains(f))
-      }.nextOption().orElse(byVersion.collectFirst { case (_, Seq(only)) => only })
+      }.headOption.orElse(byVersion.collectFirst { case (_, Seq(only)) => only })
     }
 
   private def ttlstoreReport(files: CheckpointFiles, operatorId: Long, storeName: String, partition: Int,
@@ -238,7 +239,7 @@ object CheckpointInspector {
 
   /** The state store provider pinned in an offset-log entry (absent before Spark pinned it). */
   private def provider(fs: FileSystem, entry: Path): Option[String] =
-    try (SparkCheckpoint.jsonAfterVersionLine(fs, entry) \ "conf" \ ConfigKey.SparkProviderKey).extractOpt[String]
+    try { (SparkCheckpoint.jsonAfterVersionLine(fs, entry) \ "conf" \ ConfigKey.SparkProviderKey).extractOpt[String] }
     catch { case NonFatal(_) => None }
 
   private def bytesBelow(fs: FileSystem, dir: Path, skip: Set[String]): Long =

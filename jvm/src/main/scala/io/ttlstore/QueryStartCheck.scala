@@ -6,9 +6,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
-import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
+import io.ttlstore.errors.{LineErrors, RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
-import io.ttlstore.spark.{GlobalLimitInFormatV2, RealTimeMode, UnfinishedRepartition}
+import io.ttlstore.spark.{CheckpointFormatV2, GlobalLimitInFormatV2, RealTimeMode, UnfinishedRepartition}
 import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
 import io.ttlstore.store.NativeFilter
 
@@ -121,7 +121,10 @@ object QueryStartCheck {
           }
           if (!GlobalLimitInFormatV2.runs && ops.exists(_.name == "StreamingGlobalLimit") &&
             conf.getConfString(ConfigKey.SparkCheckpointFormatKey, "1") == "2") {
-            throw TtlStoreErrors.globalLimitInFormatV2(checkpointOf(ops.head.stateDir), session.version)
+            throw LineErrors.globalLimitInFormatV2(checkpointOf(ops.head.stateDir), session.version)
+          }
+          if (!CheckpointFormatV2.exists && conf.getConfString(ConfigKey.SparkCheckpointFormatKey, "1") == "2") {
+            throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, session.version)
           }
           check(confs, ops)
           checkNoUnfinishedRepartition(session, ops.head)

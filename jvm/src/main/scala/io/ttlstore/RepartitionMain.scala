@@ -1,5 +1,6 @@
 package io.ttlstore
 
+import io.ttlstore.compat.Parse
 import io.ttlstore.repartition.Repartitioner
 import io.ttlstore.tools.ToolLines.{emit, fail}
 import io.ttlstore.tools.ToolMain
@@ -22,7 +23,7 @@ object RepartitionMain {
   def main(args: Array[String]): Unit =
     ToolMain.run(Usage, Set("--dry-run"), Set("--partitions"), "repartitioning", args) { a =>
       val n = a.options.get("--partitions").getOrElse(fail(Usage))
-      val partitions = n.toIntOption.getOrElse(fail(s"--partitions takes a number, got '$n'"))
+      val partitions = Parse.int(n).getOrElse(fail(s"--partitions takes a number, got '$n'"))
       val report = Repartitioner.run(a.checkpoint, partitions, a.flag("--dry-run"), a.hadoopConf,
         op => emit(Map("operator" -> op)))
       emit(Map("report" -> report))

@@ -9,11 +9,11 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
-import io.ttlstore.config.{ConfigScope, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
-import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.config.{ConfigKey, ConfigScope, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.errors.{LineErrors, TtlStoreErrors}
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.spark.SparkClasses
+import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
 import io.ttlstore.store.{KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
@@ -59,6 +59,9 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
       stateSchemaProvider: Option[StateSchemaProvider]): Unit = {
     if (useColumnFamilies) throw TtlStoreErrors.unsupportedByClassicStores("column families")
     if (useMultipleValuesPerKey) throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key")
+    if (!CheckpointFormatV2.exists && storeConf.sqlConfs.get(ConfigKey.SparkCheckpointFormatKey).contains("2")) {
+      throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, org.apache.spark.SPARK_VERSION)
+    }
     this.id = stateStoreId
     this.storeConf = storeConf
     val confs = storeConf.sqlConfs
@@ -168,7 +171,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
   /** Spark's state reader with `readChangeFeed`: the changes of versions `startVersion` to `endVersion`. */
   override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String],
       endCheckpointId: Option[String]): ChangeFeed = {
-    colFamilyName.filter(_ != StateStore.DEFAULT_COL_FAMILY_NAME).foreach { name =>
+    colFamilyName.filter(_ != TtlStore.DefaultColumnFamily).foreach { name =>
       throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'")
     }
     val versions = new LineageFiles(files).feedVersions(startVersion, endVersion, endCheckpointId)
@@ -255,7 +258,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
       if (version < 0) throw TtlStoreErrors.versionNotFound(files.root.toString, version, None)
       // As Spark's RocksDB provider: ids count under checkpoint format v2; Spark's state reader passes
       // the ids of a v2 checkpoint's commit log whatever the reading session sets.
-      val withIds = storeConf.enableStateStoreCheckpointIds || checkpointId.isDefined
+      val withIds = CheckpointFormatV2.enabled(storeConf) || checkpointId.isDefined
       loading(version, loadEmpty)(local.load(version, loadEmpty, checkpointId.filter(_ => withIds), withIds))
     }
 

@@ -1,5 +1,7 @@
 package io.ttlstore
 
+import scala.jdk.CollectionConverters._
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.spark.BuiltFor
@@ -10,7 +12,8 @@ class BuiltForSuite extends AnyFunSuite {
     assert(BuiltFor.line == BuiltFor.lineOf(org.apache.spark.SPARK_VERSION))
     assert(BuiltFor.scalaBinary == "2.13")
     assert(BuiltFor.artifact == s"ttlstore-spark-${BuiltFor.line}_2.13")
-    assert(BuiltFor.lines.contains(BuiltFor.line) && BuiltFor.lines.size >= 4)
+    assert(BuiltFor.lines.contains(BuiltFor.line) && BuiltFor.lines.size >= 5)
+    assert(BuiltFor.builds.asScala.head == "3.5_2.12", "Spark 3.5's jar is built for the Scala its pyspark ships")
   }
 
   test("a Spark version's line is its major and minor number, whatever follows") {
@@ -27,7 +30,7 @@ class BuiltForSuite extends AnyFunSuite {
   }
 
   test("another supported line is refused naming both versions and the artifact to use") {
-    val other = BuiltFor.lines.find(_ != BuiltFor.line).get
+    val other = BuiltFor.lines.asScala.find(l => l != BuiltFor.line && BuiltFor.builds.contains(s"${l}_2.13")).get
     val e = BuiltFor.mismatch(s"$other.1", "2.13.16").get
     assert(e.errorName == "SPARK_LINE_MISMATCH")
     assert(e.getMessage.contains(s"built for Spark ${BuiltFor.line} with Scala 2.13, but runs in Spark $other.1"))
@@ -38,7 +41,9 @@ class BuiltForSuite extends AnyFunSuite {
     val scala = BuiltFor.mismatch(s"${BuiltFor.line}.0", "2.12.18").get
     assert(scala.getMessage.contains("with Scala 2.12"))
     val unknown = BuiltFor.mismatch("3.3.4", "2.12.15").get
-    assert(unknown.getMessage.contains(s"ttlstore is built for Spark ${BuiltFor.lines.head} with Scala 2.13, "))
+    assert(unknown.getMessage.contains("ttlstore is built for Spark 3.5 with Scala 2.12, 4.0 with Scala 2.13, "))
     assert(!scala.getMessage.contains("_2.12:"), "no artifact is suggested that was never built")
+    val spark35 = BuiltFor.mismatch("3.5.2", "2.12.18").get
+    assert(spark35.getMessage.contains(s"io.ttlstore:ttlstore-spark-3.5_2.12:${BuiltFor.version}"))
   }
 }

@@ -9,7 +9,7 @@ import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{Changelog, CheckpointFiles, VersionFile}
 import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.errors.TtlStoreException
-import io.ttlstore.store.{KeyCodec, StoreMetrics, TimestampedValue}
+import io.ttlstore.store.{KeyCodec, StoreMetrics, TimestampedValue, TtlStore}
 import io.ttlstore.ttl.ManualClock
 
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
@@ -44,6 +44,20 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     val f = new RandomAccessFile(file, "rw")
     try { f.seek(at); val b = f.read(); f.seek(at); f.write(b ^ 0xff) }
     finally f.close()
+  }
+
+  test("a store names its one column family as Spark does, and refuses any other by name") {
+    assert(TtlStore.DefaultColumnFamily == StateStore.DEFAULT_COL_FAMILY_NAME)
+    withTempDir { dir =>
+      val provider = ttlProvider(dir)
+      try {
+        val store = provider.getStore(0)
+        assert(store.allColumnFamilyNames == Set(StateStore.DEFAULT_COL_FAMILY_NAME))
+        val e = intercept[TtlStoreException](store.get(key("a"), "other"))
+        assert(e.errorName == "UNSUPPORTED_OPERATION" && e.getMessage.contains("'other'"))
+        store.abort()
+      } finally provider.close()
+    }
   }
 
   test("each row is stored with its last-write time from the injected clock") {

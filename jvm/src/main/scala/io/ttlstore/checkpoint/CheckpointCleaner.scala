@@ -31,7 +31,7 @@ object CheckpointCleaner {
         val referenced = retained.flatMap { f =>
           files.manifest(f, listing.snapshotStamps(f), listing).sstFiles.map(_.dfsName)
         }.toSet
-        val oldest = retained.map(f => listing.snapshotStamps(f).modificationTime).minOption
+        val oldest = retained.map(f => listing.snapshotStamps(f).modificationTime).reduceOption(_ min _)
         val orphans = Retention.orphanSsts(
           files.sstFiles().map(s => s.getPath.getName -> s.getModificationTime), referenced, oldest)
         orphans.foreach(n => files.delete(files.sstPath(n)))

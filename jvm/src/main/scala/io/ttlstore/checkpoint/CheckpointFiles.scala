@@ -60,7 +60,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       val n = s.getPath.getName
       Listing.temporaryVersion(n).map(n -> _)
     }.toMap
-    Listing(SortedSet.from(committed(".changelog").map(_._1)), SortedSet.from(snapshots.map(_._1)),
+    Listing(SortedSet.empty[VersionFile] ++ committed(".changelog").map(_._1),
+      SortedSet.empty[VersionFile] ++ snapshots.map(_._1),
       snapshots.map { case (f, s) => f -> FileStamp(s.getModificationTime, s.getLen) }.toMap, temporary)
   }
 

@@ -1,5 +1,7 @@
 package io.ttlstore.checkpoint
 
+import io.ttlstore.compat.Parse
+
 /**
  * Names read from checkpoint files (a snapshot's entries and manifest, Spark's zip metadata) that
  * become local or checkpoint paths. A damaged or crafted file must not name a path outside the
@@ -24,10 +26,10 @@ object FileNames {
   /** The version and checkpoint id a stem names ([[stem]]); None for any other name. */
   def parseStem(stem: String): Option[(Long, Option[String])] =
     stem.indexOf('_') match {
-      case -1 => stem.toLongOption.filter(_ >= 0).map(_ -> None)
+      case -1 => Parse.long(stem).filter(_ >= 0).map(_ -> None)
       case i =>
         val id = stem.substring(i + 1)
-        if (!isCheckpointId(id)) None else stem.substring(0, i).toLongOption.filter(_ >= 0).map(_ -> Some(id))
+        if (!isCheckpointId(id)) None else Parse.long(stem.substring(0, i)).filter(_ >= 0).map(_ -> Some(id))
     }
 
   /** True for what Spark and ttlstore use as checkpoint ids (UUIDs): letters, digits and dashes. */

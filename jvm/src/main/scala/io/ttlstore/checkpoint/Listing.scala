@@ -51,7 +51,8 @@ object Listing {
 
   /** A listing of format v1 files (no checkpoint ids). */
   def ofVersions(changelogs: Iterable[Long], snapshots: Iterable[Long]): Listing =
-    Listing(SortedSet.from(changelogs.map(VersionFile(_, None))), SortedSet.from(snapshots.map(VersionFile(_, None))))
+    Listing(SortedSet.empty[VersionFile] ++ changelogs.map(VersionFile(_, None)),
+      SortedSet.empty[VersionFile] ++ snapshots.map(VersionFile(_, None)))
 
   /** The version and checkpoint id a committed file's name gives (`<stem>.changelog`, `<stem>.snapshot`). */
   def committedFile(name: String, suffix: String): Option[VersionFile] =

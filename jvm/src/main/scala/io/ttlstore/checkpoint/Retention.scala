@@ -37,8 +37,8 @@ object Retention {
       Plan(
         keepFrom = keepFrom,
         baseSnapshot = base,
-        deleteChangelogs = listing.changelogs.rangeUntil(base).toSeq,
-        deleteSnapshots = listing.snapshots.rangeUntil(base).toSeq)
+        deleteChangelogs = listing.changelogs.rangeImpl(None, Some(base)).toSeq,
+        deleteSnapshots = listing.snapshots.rangeImpl(None, Some(base)).toSeq)
     }
 
   /**

@@ -26,5 +26,5 @@ object VersionChain {
 
   /** The chain of `version` over the versions that have a snapshot. */
   def of(version: Long, snapshots: SortedSet[Long]): VersionChain =
-    VersionChain(version, snapshots.rangeTo(version).lastOption)
+    VersionChain(version, snapshots.rangeImpl(None, Some(version + 1)).lastOption)
 }

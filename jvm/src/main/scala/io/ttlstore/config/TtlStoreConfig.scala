@@ -2,6 +2,7 @@ package io.ttlstore.config
 
 import java.util.Locale
 
+import io.ttlstore.compat.Parse
 import io.ttlstore.ttl.{Durations, LegacyRowTimestamp, Named, StateVisibility, TimeCharacteristic, TtlPolicy, UpdateType}
 
 /**
@@ -13,14 +14,14 @@ object TtlStoreConfig {
   val Prefix: String = ConfigKey.Prefix
 
   private def longIn(min: Long, max: Long)(s: String): Option[Long] =
-    s.toLongOption.filter(v => v >= min && v <= max)
+    Parse.long(s).filter(v => v >= min && v <= max)
 
   private def intIn(min: Int, max: Int)(s: String): Option[Int] = longIn(min, max)(s).map(_.toInt)
 
   private def oneOf(values: String*)(s: String): Option[String] =
     values.find(_.equalsIgnoreCase(s))
 
-  private def boolean(s: String): Option[Boolean] = s.toLowerCase(Locale.ROOT).toBooleanOption
+  private def boolean(s: String): Option[Boolean] = Parse.boolean(s.toLowerCase(Locale.ROOT))
 
   val LocalDir: ConfigKey[String] = ConfigKey(
     "localDir", "",
@@ -57,7 +58,7 @@ object TtlStoreConfig {
       "may take together; the rest holds data blocks (and, with indexAndFiltersInCache, index " +
       "and filter blocks).",
     "a number from 0.05 to 0.95",
-    s => s.toDoubleOption.filter(v => v >= 0.05 && v <= 0.95))
+    s => Parse.double(s).filter(v => v >= 0.05 && v <= 0.95))
 
   val BlockCacheSizeMb: ConfigKey[Long] = ConfigKey(
     "blockCacheSizeMB", 64L,
@@ -188,7 +189,7 @@ object TtlStoreConfig {
       "reach this share of its stored rows (and at least 1000 rows), the commit asks RocksDB to " +
       "compact the store's files in the background. 0: never.",
     "a number from 0 to 1",
-    s => s.toDoubleOption.filter(v => v >= 0 && v <= 1))
+    s => Parse.double(s).filter(v => v >= 0 && v <= 1))
 
   val LegacyRowTimestampKey: ConfigKey[LegacyRowTimestamp] = ConfigKey(
     "legacyRowTimestamp", LegacyRowTimestamp.Migration,
@@ -219,7 +220,7 @@ object TtlStoreConfig {
     "For tests and demos only: the processing time, in epoch milliseconds, that every store of " +
       "the query uses instead of the batch's timestamp.",
     "a whole number of epoch milliseconds",
-    s => s.toLongOption.map(Some(_)))
+    s => Parse.long(s).map(Some(_)))
 
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,

@@ -39,7 +39,7 @@ object AdoptionErrors {
       s"$file is missing: this store's own files begin after version $version, and Spark's $provider " +
         s"provider's files beside them hold that version, so the store was built on them by " +
         "`ttlstore migrate`, and the record saying so is gone. Restore it from a backup of the " +
-        s"checkpoint, or write it again: {\"provider\":\"$provider\",\"version\":$version,\"codec\":" +
+        "checkpoint, or write it again: {\"provider\":\"" + provider + "\",\"version\":" + version + ",\"codec\":" +
         "\"<spark.sql.streaming.stateStore.compression.codec of that query, lz4 by default>\"," +
         "\"adoptedAtMs\":<the migration's time in epoch ms>}.")
 }

@@ -61,8 +61,10 @@ object RepartitionErrors {
 
   def operatorMetadataMissing(file: String): TtlStoreException =
     error("OPERATOR_METADATA_MISSING", "file" -> file)(
-      s"$file is missing: Spark writes it when a query with a stateful operator starts (Spark 4.0 and " +
-        "later). Run the query for one batch on Spark 4.3, stop it, and repartition then. Nothing was changed.")
+      s"$file is missing: Spark 4.0 and later write it when a query with a stateful operator starts, and " +
+        "repartition reads each operator and its keys there; Spark 3.5 writes none. Run the query for one batch " +
+        "on Spark 4.0 or later (a checkpoint of Spark 3.5 continues there), stop it, and repartition then. " +
+        "Nothing was changed.")
 
   def stateSchemaMissing(file: String): TtlStoreException =
     error("STATE_SCHEMA_MISSING", "file" -> file)(

@@ -4,12 +4,20 @@ package io.ttlstore.errors
 object TtlStoreErrors {
 
   private[errors] def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
-    new TtlStoreException(name, params.map { case (k, v) => k -> String.valueOf(v) }.toMap, message)
+    new TtlStoreException(name, javaParams(params), message)
 
   private def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(
       message: String): TtlStoreException =
-    new TtlStoreException(
-      name, params.map { case (k, v) => k -> String.valueOf(v) }.toMap, message, cause)
+    new TtlStoreException(name, javaParams(params), message, cause)
+
+  private def javaParams(params: Seq[(String, Any)]): java.util.Map[String, String] = {
+    val out = new java.util.LinkedHashMap[String, String]()
+    params.foreach { case (k, v) => out.put(k, String.valueOf(v)) }
+    out
+  }
+
+  /** `"name"`: a quote inside an interpolated string, which Scala 2.12 cannot escape. */
+  private def quoted(name: String): String = "\"" + name + "\""
 
   def invalidConfig(key: String, value: String, allowed: String): TtlStoreException =
     error("INVALID_CONFIG", "key" -> key, "value" -> value, "allowed" -> allowed)(
@@ -94,27 +102,10 @@ object TtlStoreErrors {
         "Spark's RocksDB provider.")
 
   /** A jar built for one Spark line (and Scala) loaded into a Spark of another (see BuiltFor). */
-  def sparkLineMismatch(jar: String, line: String, scala: String, running: String, runningScala: String,
-      use: Option[String], builds: Seq[String]): TtlStoreException =
-    error("SPARK_LINE_MISMATCH", "jar" -> jar, "builtFor" -> s"$line/$scala", "running" -> s"$running/$runningScala")(
-      s"This ttlstore jar ($jar) is built for Spark $line with Scala $scala, but runs in Spark $running with " +
-        s"Scala $runningScala; Spark's state store API differs between lines, so it would fail in a task. " +
-        use.fold(s"ttlstore is built for Spark ${builds.mkString(", ")}: run one of those.")(u =>
-          s"Use the artifact for this Spark, $u (ttlstore.configure() and `ttlstore jar` pick it for the " +
-            "installed pyspark), in spark.jars or spark.jars.packages instead of this one."))
-
   def unprefixedSetting(key: String, suggestion: String): TtlStoreException =
     error("SETTING_WITHOUT_TTLSTORE_PREFIX", "key" -> key)(
       s"$key names no setting of Spark's, but looks like ttlstore's $suggestion without its " +
         s"'ttlstore.' segment. Set $suggestion instead; Spark ignores $key.")
-
-  def globalLimitInFormatV2(checkpoint: String, sparkVersion: String): TtlStoreException =
-    error("GLOBAL_LIMIT_IN_FORMAT_V2", "checkpoint" -> checkpoint, "spark" -> sparkVersion)(
-      s"The query of $checkpoint has a streaming global limit (limit() on a stream) and runs in checkpoint " +
-        s"format v2 (spark.sql.streaming.stateStore.checkpointFormatVersion=2), which Spark $sparkVersion " +
-        "cannot run: its driver fails every batch of such a query (\"ChekpointInfo length: 1, numPartitions: " +
-        "...\"), whichever the provider. Start the query in format 1 (a new checkpoint without that " +
-        "setting), or run it on Spark 4.1 or later.")
 
   def unsupportedOperation(operation: String, why: String): TtlStoreException =
     error("UNSUPPORTED_OPERATION", "operation" -> operation)(
@@ -180,13 +171,13 @@ object TtlStoreErrors {
 
   def stateSourceOptionRefused(source: String, option: String, why: String): TtlStoreException =
     error("STATE_SOURCE_OPTION_REFUSED", "source" -> source, "option" -> option)(
-      s"format(\"$source\") does not take the option $option: $why. Read it with " +
+      s"format(${quoted(source)}) does not take the option $option: $why. Read it with " +
         "format(\"statestore\"), Spark's own state reader, which works on ttlstore checkpoints too.")
 
   def notTtlstoreState(checkpoint: String, source: String): TtlStoreException =
     error("NOT_TTLSTORE_STATE", "checkpoint" -> checkpoint)(
       s"The state in $checkpoint was not written by ttlstore (the provider pinned in its offset " +
-        s"log is another one), so format(\"$source\") has no timestamps to show. Read it with " +
+        s"log is another one), so format(${quoted(source)}) has no timestamps to show. Read it with " +
         "format(\"statestore\").")
 
   def notACheckpoint(path: String, missing: String): TtlStoreException =

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 import org.json4s.{DefaultFormats, Formats, JObject, JString}
 import org.json4s.jackson.{JsonMethods, Serialization}
 
+import io.ttlstore.compat.Parse
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{MigrationErrors, TtlStoreErrors}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
@@ -128,13 +129,13 @@ object CheckpointMigration {
           "transformWithState, which Spark 4.3 runs only on its own " +
             "RocksDBStateStoreProvider; this query cannot move to ttlstore.")
       }
-      if (name.contains("join") && conf.get(JoinFormatKey).flatMap(_.toIntOption).getOrElse(2) >= 3) {
+      if (name.contains("join") && conf.get(JoinFormatKey).flatMap(Parse.int).getOrElse(2) >= 3) {
         throw MigrationErrors.unsupportedOperator(op.id,
           s"a stream-stream join with state format " +
             s"${conf(JoinFormatKey)} ($JoinFormatKey), which needs column families; ttlstore serves join state format 2 only.")
       }
     }
-    val written = math.max(conf.get(ConfigKey.SparkCheckpointFormatKey).flatMap(_.toIntOption).getOrElse(1),
+    val written = math.max(conf.get(ConfigKey.SparkCheckpointFormatKey).flatMap(Parse.int).getOrElse(1),
       facts.checkpointFormat())
     if (written != 1)
       throw MigrationErrors.unsupportedCheckpoint(checkpoint, written, ConfigKey.SparkCheckpointFormatKey)

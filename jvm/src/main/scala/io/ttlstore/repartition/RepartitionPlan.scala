@@ -8,6 +8,7 @@ import org.apache.spark.sql.types.StructType
 import org.json4s.{DefaultFormats, Formats, JValue}
 
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OperatorMetadata, SparkCheckpoint, StoreMetadata}
+import io.ttlstore.compat.Parse
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
 
@@ -114,7 +115,7 @@ object RepartitionPlan {
       case Seq(before, last) if last == before + 1 && !fs.exists(new Path(root, s"commits/$last")) =>
         val count = (b: Long) =>
           (offsetEntry(fs, new Path(offsets, b.toString)) \ "conf" \ ShufflePartitionsKey)
-            .extractOpt[String].flatMap(_.toIntOption)
+            .extractOpt[String].flatMap(Parse.int)
         (count(before), count(last)) match {
           case (Some(a), Some(b)) if a != b => Some(last -> b)
           case _ => None
@@ -168,7 +169,7 @@ object RepartitionPlan {
   }
 
   private def shufflePartitions(entry: JValue, checkpoint: String, batch: Long): Int =
-    (entry \ "conf" \ ShufflePartitionsKey).extractOpt[String].flatMap(_.toIntOption)
+    (entry \ "conf" \ ShufflePartitionsKey).extractOpt[String].flatMap(Parse.int)
       .getOrElse(throw RepartitionErrors.repartitionUnsupportedCheckpoint(checkpoint,
           s"its offset log entry of batch $batch records no $ShufflePartitionsKey (written before Spark 2.1?)"))
 

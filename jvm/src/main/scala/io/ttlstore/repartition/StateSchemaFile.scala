@@ -4,10 +4,10 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.state.SchemaHelper
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.errors.RepartitionErrors
+import io.ttlstore.spark.StateReader
 
 /**
  * The key schema of a classic operator's store, from the schema file Spark writes when the query
@@ -29,9 +29,8 @@ object StateSchemaFile {
     val in = fs.open(file)
     try {
       val version = in.readUTF()
-      SchemaHelper.SchemaReader.createSchemaReader(version).read(in).headOption
+      StateReader.keySchema(version, in)
         .getOrElse(throw RepartitionErrors.stateSchemaUnreadable(file.toString, "it names no column family"))
-        .keySchema
     } catch {
       case NonFatal(e) if !e.isInstanceOf[io.ttlstore.errors.TtlStoreException] =>
         throw RepartitionErrors.stateSchemaUnreadable(file.toString, e.toString)

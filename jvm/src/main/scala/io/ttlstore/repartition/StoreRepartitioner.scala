@@ -38,7 +38,7 @@ final class StoreRepartitioner(plan: RepartitionPlan, operatorId: Long, store: S
       val rows = Array.fill(plan.toPartitions)(0L)
       val outs = spills.map(f => new DataOutputStream(new BufferedOutputStream(new FileOutputStream(f), 1 << 16)))
       val records =
-        try (0 until plan.fromPartitions).map(q => readPartition(q, outs, histograms, rows))
+        try { (0 until plan.fromPartitions).map(q => readPartition(q, outs, histograms, rows)) }
         finally outs.foreach(_.close())
       val ttl = merged(records)
       (0 until plan.toPartitions).foreach { p =>
@@ -120,7 +120,7 @@ final class StoreRepartitioner(plan: RepartitionPlan, operatorId: Long, store: S
    */
   private def merged(records: Seq[Option[TtlRecord]]): Option[TtlRecord] = {
     val known = records.flatten
-    def latest(f: TtlRecord => Option[Long]): Option[Long] = known.flatMap(f).maxOption
+    def latest(f: TtlRecord => Option[Long]): Option[Long] = known.flatMap(f(_)).reduceOption(_ max _)
     known.headOption.map(_.copy(streamTimeMs = latest(_.streamTimeMs), nowMs = latest(_.nowMs),
         watermarkMs = latest(_.watermarkMs), countedFromMs = None, legacyRows = None))
   }

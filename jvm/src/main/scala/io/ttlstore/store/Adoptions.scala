@@ -60,7 +60,7 @@ final class Adoptions(
    * files hold, with no snapshot below them: it was adopted, and its adopted.json is gone.
    */
   private def missingRecord(version: Long, listing: Listing): Option[(AdoptionRecord, LegacySource)] = {
-    val first = listing.changelogs.rangeTo(version).headOption
+    val first = listing.changelogs.rangeImpl(None, Some(version + 1)).headOption
     if (version <= 0 || listing.snapshots.exists(_ <= version) || !first.exists(_ > 1)) None
     else LegacySource.holding(first.get - 1, files.storeDir, files.hadoopConf) match {
       case Some(source) =>

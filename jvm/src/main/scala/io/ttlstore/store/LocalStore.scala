@@ -138,7 +138,7 @@ final class LocalStore(
     if (version != loadedVersion) None
     else {
       loads.earlierAttempts(version).flatMap(f => files.recordedTtl(f.version, f.id).flatMap(_.nowMs))
-        .nextOption()
+        .find(_ => true)
     }
 
   /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */

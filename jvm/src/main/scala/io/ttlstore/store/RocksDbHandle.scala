@@ -3,7 +3,7 @@ package io.ttlstore.store
 import java.io.File
 import java.util.{ArrayList => JArrayList}
 
-import scala.jdk.CollectionConverters._
+import io.ttlstore.compat.CollectionConverters._
 
 import org.rocksdb._
 

@@ -1,13 +1,7 @@
 package io.ttlstore.store
 
-import java.util.UUID
-
-import scala.util.Try
-
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.execution.streaming.state.{CoordinatorBridge, StateStoreConf, StateStoreId, StateStoreProviderId}
-
-import io.ttlstore.spark.SparkClasses
 
 /**
  * Tells Spark's state store coordinator that a store uploaded a snapshot, as Spark's own providers
@@ -25,9 +19,7 @@ private[ttlstore] final class SnapshotUploadReport(providerId: Option[StateStore
 private[ttlstore] object SnapshotUploadReport {
 
   /** The report of one store of the query run that `hadoopConf` names (none outside a query run). */
-  def apply(storeId: StateStoreId, storeConf: StateStoreConf, hadoopConf: Configuration): SnapshotUploadReport = {
-    val runId = Option(hadoopConf.get(SparkClasses.RunIdKey)).flatMap(s => Try(UUID.fromString(s)).toOption)
-    new SnapshotUploadReport(runId.map(StateStoreProviderId(storeId, _)),
+  def apply(storeId: StateStoreId, storeConf: StateStoreConf, hadoopConf: Configuration): SnapshotUploadReport =
+    new SnapshotUploadReport(CoordinatorBridge.providerId(storeId, hadoopConf),
       CoordinatorBridge.reportsSnapshotUploads(storeConf))
-  }
 }

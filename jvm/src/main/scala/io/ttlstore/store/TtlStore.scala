@@ -132,7 +132,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     StateStoreCheckpointInfo(settings.storeId.partitionId, settings.version + 1,
       settings.checkpointId.filter(_ => hasCommitted), settings.loadedCheckpointId)
 
-  override def allColumnFamilyNames: Set[String] = Set(StateStore.DEFAULT_COL_FAMILY_NAME)
+  override def allColumnFamilyNames: Set[String] = Set(TtlStore.DefaultColumnFamily)
 
   // ---- members that only transformWithState and join state formats 3/4 use ----
 
@@ -165,7 +165,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     KeyCodec.rowAt(settings.valueFields, stored, TimestampedValue.rowOffset, TimestampedValue.rowLength(stored))
 
   private def checkFamily(name: String): Unit =
-    if (name != StateStore.DEFAULT_COL_FAMILY_NAME) refuse(s"the column family '$name'")
+    if (name != TtlStore.DefaultColumnFamily) refuse(s"the column family '$name'")
 
   private def checkOpen(operation: String): Unit =
     if (lifecycle == Aborted || lifecycle == Released) {
@@ -176,4 +176,13 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     if (settings.readOnly) throw TtlStoreErrors.readOnlyStore(operation, toString)
     if (lifecycle != Updating) throw TtlStoreErrors.storeNotUpdating(operation, toString, lifecycle.name)
   }
+}
+
+object TtlStore {
+
+  /**
+   * The one column family of a classic operator's store: what Spark 4.x names
+   * `StateStore.DEFAULT_COL_FAMILY_NAME` and Spark 3.5, which has no column families, implies.
+   */
+  val DefaultColumnFamily: String = "default"
 }

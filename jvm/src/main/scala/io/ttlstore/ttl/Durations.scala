@@ -2,6 +2,8 @@ package io.ttlstore.ttl
 
 import java.util.Locale
 
+import io.ttlstore.compat.Parse
+
 /**
  * Durations as users write them, in the words Spark's intervals use: `"10 minutes"`, `"30s"`,
  * `"1 hour 30 minutes"`, `"interval 1 week"`, or `"1500"` (milliseconds, alone). Months and years
@@ -22,7 +24,7 @@ object Durations {
 
   /** What a duration setting accepts; `zero` says what 0 means for it. */
   def allowed(zero: String): String = "a non-negative duration such as \"10 minutes\", \"30s\", " +
-    s"\"1 hour 30 minutes\", \"interval 1 week\" or a number of milliseconds; 0 $zero"
+    "\"1 hour 30 minutes\", \"interval 1 week\" or a number of milliseconds; 0 " + zero
 
   /** Milliseconds, or None if `s` is not a non-negative duration that fits in a long. */
   def parseMillis(s: String): Option[Long] = {
@@ -42,7 +44,7 @@ object Durations {
     else parts.reverse.foldLeft(Option(0L)) { case (total, (amount, unit)) =>
       for {
         sum <- total
-        n <- amount.toLongOption
+        n <- Parse.long(amount)
         factor <- units.collectFirst { case (names, f) if names.contains(unit) => f }
         if n <= (Long.MaxValue - sum) / factor
       } yield sum + n * factor

@@ -2,7 +2,7 @@ package io.ttlstore.ttl
 
 import java.util.{TreeMap => JTreeMap}
 
-import scala.jdk.CollectionConverters._
+import io.ttlstore.compat.CollectionConverters._
 
 /**
  * How many stored rows carry which timestamps, in buckets `granularityMs` wide, at most

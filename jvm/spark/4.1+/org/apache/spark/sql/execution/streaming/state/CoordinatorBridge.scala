@@ -1,6 +1,11 @@
 package org.apache.spark.sql.execution.streaming.state
 
+import java.util.UUID
+
+import scala.util.Try
+
 import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 
 /**
  * ttlstore's bridge to Spark's state store coordinator (Spark 4.1 and later): what Spark's own
@@ -10,6 +15,11 @@ import org.apache.hadoop.conf.Configuration
  * Spark's package, does only that.
  */
 object CoordinatorBridge {
+
+  /** The store of the query run `hadoopConf` names, as the coordinator knows it (none outside a query run). */
+  def providerId(store: StateStoreId, hadoopConf: Configuration): Option[StateStoreProviderId] =
+    Option(hadoopConf.get(StreamExecution.RUN_ID_KEY)).flatMap(s => Try(UUID.fromString(s)).toOption)
+      .map(StateStoreProviderId(store, _))
 
   /** Whether the coordinator judges snapshot upload lag (it then wants every upload reported). */
   def reportsSnapshotUploads(conf: StateStoreConf): Boolean = conf.reportSnapshotUploadLag

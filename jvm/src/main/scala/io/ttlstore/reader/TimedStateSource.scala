@@ -1,23 +1,21 @@
-package io.ttlstore
+package io.ttlstore.reader
 
 import java.util
 import java.util.Locale
 
-import scala.jdk.CollectionConverters._
+import io.ttlstore.compat.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource
-import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.ttlstore.errors.TtlStoreErrors
-import io.ttlstore.reader.TimedTable
-import io.ttlstore.spark.BuiltFor
+import io.ttlstore.spark.StateReader
 
 /**
- * `spark.read.format("ttlstore_state")`: Spark's state data source (`statestore`) on a ttlstore
+ * What `spark.read.format("ttlstore_state")` ([[io.ttlstore.TtlStateSource]], which Spark finds by
+ * name and which hands each read here once the jar's line is checked) does: Spark's state data source (`statestore`) on a ttlstore
  * checkpoint, with three more columns that only ttlstore knows: `written_at` (the row's stored
  * timestamp: its last write in processing time, its event time in event time), `expires_at`
  * (`written_at + ttl`, null when TTL is off) and `expired`. Expiry is judged as the query judged
@@ -28,14 +26,12 @@ import io.ttlstore.spark.BuiltFor
  * partitions) is Spark's own reader, which this source wraps; the ttlstore store it opens tells each
  * row's timestamp through [[RowTimes]].
  */
-class TtlStateSource extends TableProvider with DataSourceRegister {
-  import TtlStateSource._
-
-  override def shortName(): String = ShortName
+final class TimedStateSource extends TableProvider {
+  import TimedStateSource._
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     checkOptions(options.asScala.toMap)
-    withTimes(new StateDataSource().inferSchema(spark(options.asScala.toMap)))
+    withTimes(StateReader.source().inferSchema(spark(options.asScala.toMap)))
   }
 
   override def getTable(
@@ -44,7 +40,7 @@ class TtlStateSource extends TableProvider with DataSourceRegister {
       properties: util.Map[String, String]): Table = {
     val props = properties.asScala.toMap
     checkOptions(props)
-    val inner = new StateDataSource()
+    val inner = StateReader.source()
     val innerOptions = spark(props)
     val innerSchema = inner.inferSchema(innerOptions)
     val table = inner.getTable(innerSchema, partitioning, innerOptions.asCaseSensitiveMap())
@@ -55,7 +51,7 @@ class TtlStateSource extends TableProvider with DataSourceRegister {
   override def supportsExternalMetadata(): Boolean = false
 }
 
-object TtlStateSource {
+object TimedStateSource {
   val ShortName: String = TimedTable.SourceName
   val IncludeExpired = "includeExpired"
   val TimeColumns: Seq[StructField] = TimedTable.TimeColumns
@@ -77,12 +73,7 @@ object TtlStateSource {
       case Some(other) => throw TtlStoreErrors.invalidConfig(IncludeExpired, other, "true or false")
     }
 
-  /**
-   * Spark instantiates every registered source to find one by name, so the constructor checks
-   * nothing (a failing one would break every lookup); a read checks the line first.
-   */
   private def checkOptions(options: Map[String, String]): Unit = {
-    BuiltFor.check()
     includeExpired(options)
     options.keys.foreach { k =>
       Refused.collectFirst { case (name, why) if name.equalsIgnoreCase(k) => (name, why) }.foreach {

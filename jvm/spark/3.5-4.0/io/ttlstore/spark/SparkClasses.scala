@@ -2,7 +2,7 @@ package io.ttlstore.spark
 
 import org.apache.spark.sql.execution.streaming
 
-/** Where Spark 4.0 keeps the classes ttlstore names: all in `sql.execution.streaming`. */
+/** Where Spark 3.5 and 4.0 keep the classes ttlstore names: all in `sql.execution.streaming`. */
 object SparkClasses {
   type CheckpointFileManager = streaming.CheckpointFileManager
   val CheckpointFileManager: streaming.CheckpointFileManager.type = streaming.CheckpointFileManager
@@ -12,7 +12,4 @@ object SparkClasses {
 
   /** The local property that carries a streaming query's id into its tasks. */
   val QueryIdKey: String = streaming.StreamExecution.QUERY_ID_KEY
-
-  /** The Hadoop configuration key that carries a query run's id to its state stores. */
-  val RunIdKey: String = streaming.StreamExecution.RUN_ID_KEY
 }
