@@ -12,17 +12,21 @@ CC ?= cc
 VENV := .venv
 PY := $(VENV)/bin/python
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/ttlstore/_version.py)
-# The Spark lines ttlstore is built for (jvm/spark/lines.tsv): one jar each, compiled against and
-# tested on the jars of the line's latest pyspark release. The last is the development line: .venv
-# runs it, with the whole test suite; every other line runs the suite's core in its own environment.
+# The Spark lines ttlstore is built for (jvm/spark/lines.tsv): one jar a row, compiled against and
+# tested on the jars of the line's latest release (those its pyspark ships, or Spark's from Maven
+# Central for a Scala no pyspark ships). A row's key is its line ("4.2"), with its Scala where its jars
+# come from Maven Central ("3.5_2.13"). The last is the development line: .venv runs it, with the whole
+# test suite; every other row runs the suite's core in its own environment.
 LINES_TSV := jvm/spark/lines.tsv
-SPARK_LINES := $(shell awk '$$1 !~ /^\#/ && NF {print $$1}' $(LINES_TSV))
+ROW_KEY := ($$5 == "maven" ? $$1 "_" substr($$4, 1, 4) : $$1)
+SPARK_LINES := $(shell awk '$$1 !~ /^\#/ && NF {print $(ROW_KEY)}' $(LINES_TSV))
 DEV_LINE := $(lastword $(SPARK_LINES))
 OTHER_LINES := $(filter-out $(DEV_LINE),$(SPARK_LINES))
 DEV_PROJECT := spark$(subst .,,$(DEV_LINE))
-# $(call line_field,LINE,N): column N of LINE's row (2 latest pyspark, 3 oldest, 4 Scala version).
-line_field = $(shell awk -v line=$(1) '$$1 == line {print $$$(2)}' $(LINES_TSV))
-line_jar = jvm/target/jars/ttlstore-spark-$(1)_$(basename $(call line_field,$(1),4))-$(VERSION).jar
+# $(call line_field,KEY,N): column N of KEY's row (1 line, 2 latest release, 3 oldest, 4 Scala version,
+# 5 where its jars come from: pyspark or maven).
+line_field = $(shell awk -v key=$(1) '$$1 !~ /^\#/ && NF && $(ROW_KEY) == key {print $$$(2)}' $(LINES_TSV))
+line_jar = jvm/target/jars/ttlstore-spark-$(call line_field,$(1),1)_$(basename $(call line_field,$(1),4))-$(VERSION).jar
 JARS := $(foreach l,$(SPARK_LINES),$(call line_jar,$(l)))
 # The Maven artifacts io.ttlstore:ttlstore-spark-<line>_<scala> in a Maven repository on disk
 # (`make publish-local`).
@@ -68,16 +72,24 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
-# Each line's Spark jars, unpacked from its pyspark release (PyPI's sdist carries them in deps/jars, a
-# wheel in pyspark/jars) into .build/spark-<line>/jars: what build.sbt compiles that line against.
-.build/spark-%/jars/.fetched: $(LINES_TSV)
+# Each row's Spark jars into .build/spark-<key>/jars, what build.sbt compiles that row against:
+# unpacked from its line's pyspark release (PyPI's sdist carries them in deps/jars, a wheel in
+# pyspark/jars), or, for a row whose Scala no pyspark ships, Spark's artifacts from Maven Central
+# (jvm/spark/maven-jars.xml).
+.build/spark-%/jars/.fetched: $(LINES_TSV) jvm/spark/maven-jars.xml
 	rm -rf .build/spark-$*/download .build/spark-$*/jars
 	mkdir -p .build/spark-$*/download .build/spark-$*/jars
-	$(PYTHON) -m pip download --quiet --no-deps -d .build/spark-$*/download "pyspark==$(call line_field,$*,2)"
-	cd .build/spark-$*/download && for f in pyspark-*; do case $$f in \
-		*.whl) unzip -q -j $$f 'pyspark/jars/*' -d ../jars ;; \
-		*.tar.gz) tar -xzf $$f -C ../jars --strip-components=3 --wildcards 'pyspark-*/deps/jars/*' ;; \
-		*) echo "unexpected pyspark download: $$f" >&2; exit 1 ;; esac; done
+	if [ "$(call line_field,$*,5)" = maven ]; then \
+		mvn -B -q -f jvm/spark/maven-jars.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+			-Dspark.version=$(call line_field,$*,2) -Dscala.binary=$(basename $(call line_field,$*,4)) \
+			-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/.build/spark-$*/jars; \
+	else \
+		$(PYTHON) -m pip download --quiet --no-deps -d .build/spark-$*/download "pyspark==$(call line_field,$*,2)" && \
+		cd .build/spark-$*/download && for f in pyspark-*; do case $$f in \
+			*.whl) unzip -q -j $$f 'pyspark/jars/*' -d ../jars ;; \
+			*.tar.gz) tar -xzf $$f -C ../jars --strip-components=3 --wildcards 'pyspark-*/deps/jars/*' ;; \
+			*) echo "unexpected pyspark download: $$f" >&2; exit 1 ;; esac; done; \
+	fi
 	rm -rf .build/spark-$*/download
 	touch $@
 
@@ -87,13 +99,18 @@ spark-jars: $(foreach l,$(SPARK_LINES),.build/spark-$(l)/jars/.fetched)
 # the end-to-end tests use. (Each line's oldest release runs tests/test_install.py's wheel test.)
 # A line's test environment keeps to tests/lines/pins-<line>.txt where there is one (what its pyspark
 # works with).
-line_pins = $(if $(wildcard tests/lines/pins-$(1).txt),-c tests/lines/pins-$(1).txt)
-.build/spark-%/venv/.installed: python/pyproject.toml $(LINES_TSV) $(wildcard tests/lines/pins-*.txt)
+# A row whose jars come from Maven Central runs its line's pyspark with those jars in place of its own.
+line_pins = $(if $(wildcard tests/lines/pins-$(call line_field,$(1),1).txt),-c tests/lines/pins-$(call line_field,$(1),1).txt)
+.build/spark-%/venv/.installed: python/pyproject.toml $(LINES_TSV) $(wildcard tests/lines/pins-*.txt) \
+		.build/spark-%/jars/.fetched
 	rm -rf .build/spark-$*/venv
 	$(PYTHON) -m venv .build/spark-$*/venv
 	.build/spark-$*/venv/bin/python -m pip install --quiet --upgrade pip
 	.build/spark-$*/venv/bin/python -m pip install --quiet "pyspark==$(call line_field,$*,2)" -e "python[lines]" \
 		$(call line_pins,$*)
+	if [ "$(call line_field,$*,5)" = maven ]; then \
+		jars=$$(echo .build/spark-$*/venv/lib/python3*/site-packages/pyspark/jars) && \
+		rm -f $$jars/*.jar && cp .build/spark-$*/jars/*.jar $$jars/; fi
 	touch $@
 
 # The lines' environments are made side by side (mostly downloads).
@@ -207,6 +224,11 @@ test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
 	tests/test_crash_loop.py tests/test_checkpoint_v2.py tests/test_repartition.py
+# A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
+# core: it runs what its Scala changes (the jar of its own, its artifact, jars of other Scala refused,
+# TTL and the native filter on it).
+SCALA_VARIANT_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_ttl.py tests/test_native_filter.py
+line_tests = $(if $(filter maven,$(call line_field,$(1),5)),$(SCALA_VARIANT_TESTS),$(LINE_TESTS))
 # For release checks: every test of the suite on every other line's latest pyspark, one line after
 # the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.
 .build/spark-%/venv/.matrix: .build/spark-%/venv/.installed
@@ -236,15 +258,14 @@ test-matrix: install publish-local $(MINICLUSTER)/.fetched \
 # The other lines' cores side by side, each into .build/spark-<line>/tests.log ($(1): a command
 # prefix, such as nice), and their logs once all are done (status 1 if any failed).
 define RUN_LINES
-for line in $(OTHER_LINES); do \
-	( $(1) .build/spark-$$line/venv/bin/python -m pytest $(LINE_TESTS) -m every_line -q --durations=5 \
-		-p no:cacheprovider --basetemp=.build/spark-$$line/pytest > .build/spark-$$line/tests.log 2>&1; \
-	  echo $$? > .build/spark-$$line/tests.rc ) & \
-done
+$(foreach line,$(OTHER_LINES),\
+	( $(1) .build/spark-$(line)/venv/bin/python -m pytest $(call line_tests,$(line)) -m every_line -q --durations=5 \
+		-p no:cacheprovider --basetemp=.build/spark-$(line)/pytest > .build/spark-$(line)/tests.log 2>&1; \
+	  echo $$? > .build/spark-$(line)/tests.rc ) & )
 endef
 define SHOW_LINES
 status=0; for line in $(OTHER_LINES); do \
-	echo "== Spark $$(.build/spark-$$line/venv/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
+	echo "== Spark $$(.build/spark-$$line/venv/bin/python -c 'import pyspark; print(pyspark.__version__)') ($$line)"; \
 	cat .build/spark-$$line/tests.log; [ "$$(cat .build/spark-$$line/tests.rc)" = 0 ] || status=1; \
 done
 endef

@@ -8,7 +8,7 @@
 
 val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
-lazy val sparkJarsDir = settingKey[File]("the jars/ folder of the pyspark release this line compiles against")
+lazy val sparkJarsDir = settingKey[File]("the folder of the Spark jars this line compiles against")
 lazy val sparkLine = settingKey[SparkLine]("the Spark line this project builds for")
 
 /** The Spark lines of jvm/spark/lines.tsv (project/SparkLines.scala reads it). */
@@ -123,7 +123,7 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     }),
     javacOptions ++= Seq("--release", "17"),
     // Every line's classes, jars and caches apart (the projects share jvm/ as their base).
-    target := (ThisBuild / baseDirectory).value / "jvm" / "target" / s"spark-${l.line}",
+    target := (ThisBuild / baseDirectory).value / "jvm" / "target" / s"spark-${l.key}",
     // The shared sources (in Java, the few classes that must load on any Spark and Scala: the line
     // check, its exception, the registered data source), the few that differ by Scala version
     // (jvm/scala-2.12, jvm/scala-2.13: the names 2.12 lacks), and the adapters of this line.
@@ -136,12 +136,12 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     Test / unmanagedSourceDirectories :=
       (if (l == devLine) Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "scala") else Nil),
     Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
-    sparkJarsDir := (ThisBuild / baseDirectory).value / ".build" / s"spark-${l.line}" / "jars",
+    sparkJarsDir := (ThisBuild / baseDirectory).value / ".build" / s"spark-${l.key}" / "jars",
     Compile / unmanagedJars ++= {
       val dir = sparkJarsDir.value
       if (!(dir / s"spark-sql_${l.scalaBinary}-${l.latest}.jar").isFile) sys.error(
-        s"Spark ${l.latest}'s jars are not in $dir: run `make spark-jars` (it unpacks them from the pyspark " +
-          s"${l.latest} release).")
+        s"Spark ${l.latest}'s jars for Scala ${l.scalaBinary} are not in $dir: run `make spark-jars` (it " +
+          (if (l.fromPyspark) s"unpacks them from the pyspark ${l.latest} release)." else "fetches them from Maven Central)."))
       (dir * "*.jar").classpath
     },
     // The native TTL filter for each platform of nativeTargets, packed into the jar under
@@ -178,7 +178,7 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
       def versionOf(prefix: String): String =
         bundled.collectFirst { case n if n.startsWith(prefix) && n.endsWith(".jar") =>
           n.stripPrefix(prefix).stripSuffix(".jar")
-        }.getOrElse(sys.error(s"pyspark's jars hold no $prefix*.jar"))
+        }.getOrElse(sys.error(s"the line's Spark jars hold no $prefix*.jar"))
       val provided = Seq(
         ("org.scala-lang", "scala-library", scalaVersion.value),
         ("org.apache.spark", s"spark-sql_${scalaBinaryVersion.value}", versionOf(s"spark-sql_${scalaBinaryVersion.value}-")),
@@ -220,17 +220,18 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
   )
 
-def line(name: String): SparkLine =
-  sparkLines.find(_.line == name).getOrElse(sys.error(s"jvm/spark/lines.tsv has no line $name"))
+def line(key: String): SparkLine =
+  sparkLines.find(_.key == key).getOrElse(sys.error(s"jvm/spark/lines.tsv has no line $key"))
 
 // One project per row of jvm/spark/lines.tsv (sbt finds projects only as named values).
 lazy val spark35 = lineProject(line("3.5"))
+lazy val spark35_213 = lineProject(line("3.5_2.13"))
 lazy val spark40 = lineProject(line("4.0"))
 lazy val spark41 = lineProject(line("4.1"))
 lazy val spark42 = lineProject(line("4.2"))
 lazy val spark43 = lineProject(line("4.3"))
 
-lazy val lineProjects: Seq[Project] = Seq(spark35, spark40, spark41, spark42, spark43)
+lazy val lineProjects: Seq[Project] = Seq(spark35, spark35_213, spark40, spark41, spark42, spark43)
 
 lazy val root = (project in file("."))
   .aggregate(lineProjects.map(p => p: ProjectReference): _*)

@@ -2,14 +2,25 @@ import java.io.File
 
 import sbt._
 
-/** A row of jvm/spark/lines.tsv: a Spark line, its latest and oldest pyspark releases, its Scala. */
-final case class SparkLine(line: String, latest: String, oldest: String, scala: String) {
+/**
+ * A row of jvm/spark/lines.tsv: a Spark line, its latest and oldest releases, the Scala version one
+ * artifact of it is built with, and where that build's Spark jars come from: the line's pyspark
+ * release (`pyspark`), or Maven Central for a Scala version no pyspark ships (`maven`: Spark 3.5 for
+ * Scala 2.13).
+ */
+final case class SparkLine(line: String, latest: String, oldest: String, scala: String, jars: String) {
 
   /** "2.13" of "2.13.16": the artifact's suffix. */
   def scalaBinary: String = scala.split('.').take(2).mkString(".")
 
-  /** The sbt project's id: spark40, spark43, ... */
-  def id: String = "spark" + line.replace(".", "")
+  /** Whether the line's pyspark release ships this build's Scala (its jars then come from it). */
+  def fromPyspark: Boolean = jars == "pyspark"
+
+  /** The build's name in .build/spark-<key> and the Makefile: the line, with its Scala where no pyspark ships it. */
+  def key: String = if (fromPyspark) line else s"${line}_$scalaBinary"
+
+  /** The sbt project's id: spark40, spark43, spark35_213, ... */
+  def id: String = "spark" + key.replace(".", "")
 
   /** The artifact's name before its Scala suffix, the ecosystem's way (iceberg-spark-runtime-3.5_2.12). */
   def name: String = s"ttlstore-spark-$line"
@@ -21,8 +32,9 @@ object SparkLines {
   def read(table: File): Seq[SparkLine] =
     IO.readLines(table).map(_.trim).filterNot(l => l.isEmpty || l.startsWith("#")).map { l =>
       l.split("\\s+") match {
-        case Array(line, latest, oldest, scala) => SparkLine(line, latest, oldest, scala)
-        case _ => sys.error(s"$table: a row needs line, latest, oldest and scala: '$l'")
+        case Array(line, latest, oldest, scala, jars @ ("pyspark" | "maven")) =>
+          SparkLine(line, latest, oldest, scala, jars)
+        case _ => sys.error(s"$table: a row needs line, latest, oldest, scala and jars (pyspark or maven): '$l'")
       }
     }
 

@@ -25,17 +25,25 @@ TTL_PROVIDER = ttlstore.settings.PROVIDER_CLASS
 
 @dataclass(frozen=True)
 class SparkLine:
-    """A row of jvm/spark/lines.tsv: a Spark line, its latest and oldest pyspark releases, its Scala."""
+    """A row of jvm/spark/lines.tsv: a Spark line, its latest and oldest releases, the Scala of one artifact
+    of it, and where that build's Spark jars come from (its pyspark, or Maven Central for a Scala no
+    pyspark ships)."""
 
     line: str
     latest: str
     oldest: str
     scala_version: str
+    jars: str
 
     @property
     def scala(self) -> str:
         """The Scala binary version ("2.13"), the artifact's suffix."""
         return ".".join(self.scala_version.split(".")[:2])
+
+    @property
+    def from_pyspark(self) -> bool:
+        """Whether the line's pyspark release ships this Scala (else its environment swaps the jars)."""
+        return self.jars == "pyspark"
 
 
 def read_spark_lines(table: Path = ROOT / "jvm" / "spark" / "lines.tsv") -> tuple[SparkLine, ...]:
@@ -54,6 +62,10 @@ def _line_number(line: str) -> int:
 
 #: The line and Scala binary version of the installed pyspark, which this run tests.
 RUNNING_LINE, RUNNING_SCALA = ttlstore._lines.installed_line()
+#: Whether the line's pyspark releases ship the Scala under test (not so for Spark 3.5 with Scala 2.13,
+#: whose environment runs pyspark with Spark's 2.13 jars from Maven Central in place of its own).
+PYSPARK_SHIPS_RUNNING_SCALA = any(
+    row.line == RUNNING_LINE and row.scala == RUNNING_SCALA and row.from_pyspark for row in SPARK_LINES)
 
 
 def running_line_at_least(line: str) -> bool:

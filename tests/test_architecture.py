@@ -17,8 +17,9 @@ MAIN = JVM / "src" / "main" / "scala"
 MAX_LINES = 300
 #: An adapter holds what one or a few Spark lines do differently, and no more.
 MAX_ADAPTER_LINES = 60
-LINES = [line.line for line in SPARK_LINES]
-SCALA = {line.line: line.scala for line in SPARK_LINES}
+#: Every build: (Spark line, Scala binary version), as the rows of jvm/spark/lines.tsv.
+BUILDS = [(line.line, line.scala) for line in SPARK_LINES]
+LINES = list(dict.fromkeys(line for line, _ in BUILDS))
 
 #: Each package and the packages it may use; anything else is a dependency the other way round.
 _LAYERS: dict[str, set[str]] = {
@@ -54,10 +55,10 @@ def _code(source: str) -> str:
     return re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: " ".join(re.findall(r"\$\{?(\w+)", m.group(0))), source)
 
 
-def _sources(line: str) -> dict[Path, str]:
-    """ttlstore's own Scala sources of one Spark line: the shared ones, those of its Scala version and
-    that line's adapters."""
-    roots = [MAIN, JVM / f"scala-{SCALA[line]}", *adapter_dirs(line)]
+def _sources(line: str, scala: str) -> dict[Path, str]:
+    """ttlstore's own Scala sources of one build: the shared ones, those of its Scala version and its
+    line's adapters."""
+    roots = [MAIN, JVM / f"scala-{scala}", *adapter_dirs(line)]
     return {p: p.read_text() for r in roots for p in sorted(r.rglob("*.scala")) if "/io/ttlstore/" in p.as_posix()}
 
 
@@ -65,9 +66,9 @@ def _package(source: str) -> str:
     return source.split("\n", 1)[0].split()[1]
 
 
-def _dependencies(line: str) -> dict[Path, set[Path]]:
+def _dependencies(line: str, scala: str) -> dict[Path, set[Path]]:
     """Which files each file uses: the files that declare the top-level names its code mentions."""
-    sources = _sources(line)
+    sources = _sources(line, scala)
     declared: dict[str, Path] = {}
     for path, source in sources.items():
         for name in _DECLARATION.findall(source):
@@ -114,7 +115,7 @@ def _cycles(graph: dict[Path, set[Path]]) -> list[list[Path]]:
 
 
 def test_no_main_source_file_is_longer_than_the_limit():
-    sources = {p: s for line in LINES for p, s in _sources(line).items()}
+    sources = {p: s for build in BUILDS for p, s in _sources(*build).items()}
     long_files = {p.relative_to(JVM).as_posix(): n for p, s in sources.items() if (n := s.count("\n")) > MAX_LINES}
     assert long_files == {}
 
@@ -128,17 +129,17 @@ def test_every_adapter_is_small_and_lives_in_a_directory_named_for_the_lines_it_
     assert {d for d in (JVM / "spark").iterdir() if d.is_dir()} - served == set(), "an adapter directory no line compiles"
 
 
-@pytest.mark.parametrize("line", LINES)
-def test_no_two_files_depend_on_each_other_even_through_others(line: str):
-    cycles = [[p.relative_to(JVM).as_posix() for p in c] for c in _cycles(_dependencies(line))]
+@pytest.mark.parametrize("line, scala", BUILDS)
+def test_no_two_files_depend_on_each_other_even_through_others(line: str, scala: str):
+    cycles = [[p.relative_to(JVM).as_posix() for p in c] for c in _cycles(_dependencies(line, scala))]
     assert cycles == []
 
 
-@pytest.mark.parametrize("line", LINES)
-def test_packages_only_use_the_layers_below_them(line: str):
-    sources = _sources(line)
+@pytest.mark.parametrize("line, scala", BUILDS)
+def test_packages_only_use_the_layers_below_them(line: str, scala: str):
+    sources = _sources(line, scala)
     wrong = set()
-    for path, targets in _dependencies(line).items():
+    for path, targets in _dependencies(line, scala).items():
         source_pkg = _package(sources[path])
         for target in targets:
             target_pkg = _package(sources[target])
@@ -148,7 +149,7 @@ def test_packages_only_use_the_layers_below_them(line: str):
 
 
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
-    root = {p.name for p, s in _sources(LINES[-1]).items() if _package(s) == "io.ttlstore"}
+    root = {p.name for p, s in _sources(*BUILDS[-1]).items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
                     "CheckpointInspector.scala", "InspectMain.scala", "RepartitionMain.scala", "MigrateMain.scala"}
 

@@ -17,7 +17,7 @@ import pytest
 
 import ttlstore
 
-from conftest import ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES
+from conftest import PYSPARK_SHIPS_RUNNING_SCALA, ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES
 
 QUERY = textwrap.dedent("""
     import json, sys, time
@@ -71,6 +71,8 @@ def run_query(python: Path | str, tmp_path: Path, *args: str, env: dict[str, str
 
 
 @pytest.mark.every_line
+@pytest.mark.skipif(not PYSPARK_SHIPS_RUNNING_SCALA, reason="no pyspark release ships this line with this Scala: "
+                    "there is nothing to install the wheel beside (the line's pyspark run takes this test)")
 def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore_that_forgets(tmp_path: Path):
     """A new user's first run on the oldest patch release of the line under test (each line's run
     takes its own): the wheel picks that line's jar."""

@@ -8,12 +8,14 @@ import subprocess
 import sys
 import textwrap
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 import pyspark
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql.utils import StreamingQueryException
+from test_read_state import dedup_with_ttl
 from test_ttl import EVENTS, rows
 
 import ttlstore
@@ -29,7 +31,7 @@ JARS = Path(ttlstore.__file__).resolve().parent / "jars"
 
 def test_the_python_package_bundles_the_jars_of_the_lines_the_build_makes():
     assert _lines.JARS == tuple((line.line, line.scala) for line in SPARK_LINES)
-    assert ttlstore.SPARK_LINES == tuple(line.line for line in SPARK_LINES)
+    assert ttlstore.SPARK_LINES == tuple(dict.fromkeys(line.line for line in SPARK_LINES))
     for line in SPARK_LINES:
         jar = JARS / f"ttlstore-spark-{line.line}_{line.scala}-{ttlstore.__version__}.jar"
         with zipfile.ZipFile(jar) as z:
@@ -42,7 +44,8 @@ def test_the_installed_pyspark_picks_its_line_and_an_unknown_line_is_refused_by_
     assert ttlstore.jar_path().endswith(f"ttlstore-spark-{INSTALLED}_{RUNNING_SCALA}-{ttlstore.__version__}.jar")
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("3.4.1", "2.12"))
     with pytest.raises(ttlstore.UnsupportedSparkError,
-                       match=r"built for Spark 3\.5 with Scala 2\.12, 4\.0 with Scala 2\.13, .*installed pyspark is 3\.4\.1"):
+                       match=r"built for Spark 3\.5 with Scala 2\.12, 3\.5 with Scala 2\.13, 4\.0 with Scala 2\.13, .*"
+                             r"installed pyspark is 3\.4\.1"):
         ttlstore.jar_path()
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("4.3.0", "2.12"))
     with pytest.raises(ttlstore.UnsupportedSparkError, match=r"installed pyspark is 4\.3\.0 with Scala 2\.12"):
@@ -55,7 +58,8 @@ REFUSED = textwrap.dedent("""
     import ttlstore
 
     jar, how = sys.argv[1], sys.argv[2]
-    builder = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+    builder = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2"))
     if how == "extension":
         builder = ttlstore.configure(builder, jar=jar)
     elif how == "provider":  # the provider alone, as a spark-submit user may set it
@@ -121,15 +125,21 @@ def test_a_jar_of_another_scala_leaves_a_session_that_does_not_use_ttlstore_work
 
 
 @pytest.mark.skipif(HAS_STATE_READER, reason="only Spark 3.5, of the lines ttlstore serves, lacks these")
-def test_what_spark_3_5_lacks_is_refused_by_name(spark: SparkSession, tmp_path: Path):
+def test_what_spark_3_5_lacks_is_refused_by_name_and_inspect_shows_the_state(spark: SparkSession, tmp_path: Path):
     """Spark 3.5 has no state data source, no checkpoint format v2 and no operator metadata (4.0 brought
     all three): ``read_state``, a query asking for format v2 and ``ttlstore repartition`` fail naming
-    what is missing, where Spark 3.5 alone would fail without a reason or silently run in format 1."""
-    dedup = run_rounds(spark, TTL_PROVIDER, tmp_path / "dedup", EVENTS, lambda s: s.dropDuplicates(["key"]),
-                       [rows("a"), rows("b")], "append")
-    assert [len(batch) for batch in dedup.outputs] == [1, 1], "the query itself runs"
+    what is missing, where Spark 3.5 alone would fail without a reason or silently run in format 1.
+    ``ttlstore inspect``, which the refusal of ``read_state`` points to, counts the rows and the
+    expired rows still stored."""
+    dedup = dedup_with_ttl(spark, tmp_path / "dedup", timedelta(minutes=10))
+    assert [len(batch) for batch in dedup.outputs] == [1, 1, 1], "the query itself runs"
     with pytest.raises(Exception, match=r"STATE_READER_NOT_IN_SPARK.*Spark 3\.5.*ttlstore inspect"):
         ttlstore.read_state(spark, dedup.checkpoint).collect()
+    # At 12 min "a" (written at 0) has expired and is still stored; "b" and "c" live.
+    for report in (ttlstore.inspect_checkpoint(spark, dedup.checkpoint),
+                   ttlstore.inspect_checkpoint_offline(dedup.checkpoint)):
+        [store] = report["operators"][0]["stores"]
+        assert (store["rows"], store["expiredRowsStored"], [t["ttlMs"] for t in store["ttl"]]) == (2, 1, [600_000])
     with pytest.raises(ttlstore.RepartitionError, match=r"OPERATOR_METADATA_MISSING.*Spark 3\.5 writes none"):
         ttlstore.repartition(dedup.checkpoint, 3)
     with pytest.raises(StreamingQueryException, match=r"CHECKPOINT_FORMAT_V2_NOT_IN_SPARK.*checkpointFormatVersion=2"):

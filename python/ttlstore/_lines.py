@@ -17,7 +17,7 @@ from ttlstore._version import __version__
 
 #: The jars the package bundles: (Spark line, Scala binary version), oldest first, one per row of the
 #: build's jvm/spark/lines.tsv (a test checks that they agree).
-JARS: tuple[tuple[str, str], ...] = (("3.5", "2.12"), ("4.0", "2.13"), ("4.1", "2.13"), ("4.2", "2.13"), ("4.3", "2.13"))
+JARS: tuple[tuple[str, str], ...] = (("3.5", "2.12"), ("3.5", "2.13"), ("4.0", "2.13"), ("4.1", "2.13"), ("4.2", "2.13"), ("4.3", "2.13"))
 
 #: The Spark lines ttlstore is built for, oldest first.
 SPARK_LINES: tuple[str, ...] = tuple(dict.fromkeys(line for line, _ in JARS))

@@ -41,9 +41,12 @@ class BuiltForSuite extends AnyFunSuite {
     val scala = BuiltFor.mismatch(s"${BuiltFor.line}.0", "2.12.18").get
     assert(scala.getMessage.contains("with Scala 2.12"))
     val unknown = BuiltFor.mismatch("3.3.4", "2.12.15").get
-    assert(unknown.getMessage.contains("ttlstore is built for Spark 3.5 with Scala 2.12, 4.0 with Scala 2.13, "))
+    assert(unknown.getMessage.contains(
+        "ttlstore is built for Spark 3.5 with Scala 2.12, 3.5 with Scala 2.13, 4.0 with Scala 2.13, "))
     assert(!scala.getMessage.contains("_2.12:"), "no artifact is suggested that was never built")
-    val spark35 = BuiltFor.mismatch("3.5.2", "2.12.18").get
-    assert(spark35.getMessage.contains(s"io.ttlstore:ttlstore-spark-3.5_2.12:${BuiltFor.version}"))
+    for (scala <- Seq("2.12", "2.13")) {
+      val spark35 = BuiltFor.mismatch("3.5.2", s"$scala.8").get
+      assert(spark35.getMessage.contains(s"io.ttlstore:ttlstore-spark-3.5_$scala:${BuiltFor.version}"))
+    }
   }
 }

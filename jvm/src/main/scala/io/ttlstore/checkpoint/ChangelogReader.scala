@@ -100,7 +100,7 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     }
 
   /** Reads the whole file (used by tests and tools). */
-  def readAll(): Seq[Record] = Iterator.continually(next()).takeWhile(_.isDefined).flatten.toSeq
+  def readAll(): Seq[Record] = Iterator.continually(next()).takeWhile(_.isDefined).flatten.toVector
 
   override def close(): Unit = data.close()
 
