@@ -261,7 +261,7 @@ define RUN_LINES
 $(foreach line,$(OTHER_LINES),\
 	( $(1) .build/spark-$(line)/venv/bin/python -m pytest $(call line_tests,$(line)) -m every_line -q --durations=5 \
 		-p no:cacheprovider --basetemp=.build/spark-$(line)/pytest > .build/spark-$(line)/tests.log 2>&1; \
-	  echo $$? > .build/spark-$(line)/tests.rc ) & )
+	  echo $$? > .build/spark-$(line)/tests.rc ) &) true
 endef
 define SHOW_LINES
 status=0; for line in $(OTHER_LINES); do \
