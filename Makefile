@@ -225,9 +225,9 @@ LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operato
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
 	tests/test_crash_loop.py tests/test_checkpoint_v2.py tests/test_repartition.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
-# core: it runs what its Scala changes (the jar of its own, its artifact, jars of other Scala refused,
-# TTL and the native filter on it).
-SCALA_VARIANT_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_ttl.py tests/test_native_filter.py
+# core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
+# forgets, jars of the other Scala refused, the native filter on it).
+SCALA_VARIANT_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_native_filter.py
 line_tests = $(if $(filter maven,$(call line_field,$(1),5)),$(SCALA_VARIANT_TESTS),$(LINE_TESTS))
 # For release checks: every test of the suite on every other line's latest pyspark, one line after
 # the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.

@@ -21,7 +21,14 @@ from test_ttl import EVENTS, rows
 import ttlstore
 from ttlstore import _lines
 
-from conftest import HAS_STATE_READER, RUNNING_SCALA, SPARK_LINES, TTL_PROVIDER, run_rounds
+from conftest import (
+    HAS_STATE_READER,
+    PYSPARK_SHIPS_RUNNING_SCALA,
+    RUNNING_SCALA,
+    SPARK_LINES,
+    TTL_PROVIDER,
+    run_rounds,
+)
 
 pytestmark = pytest.mark.every_line
 
@@ -124,7 +131,8 @@ def test_a_jar_of_another_scala_leaves_a_session_that_does_not_use_ttlstore_work
     assert "RAN" in ran.stdout.split(), (ran.stdout + ran.stderr)[-3000:]
 
 
-@pytest.mark.skipif(HAS_STATE_READER, reason="only Spark 3.5, of the lines ttlstore serves, lacks these")
+@pytest.mark.skipif(HAS_STATE_READER or not PYSPARK_SHIPS_RUNNING_SCALA,
+                    reason="only Spark 3.5, of the lines ttlstore serves, lacks these (its pyspark's run checks them)")
 def test_what_spark_3_5_lacks_is_refused_by_name_and_inspect_shows_the_state(spark: SparkSession, tmp_path: Path):
     """Spark 3.5 has no state data source, no checkpoint format v2 and no operator metadata (4.0 brought
     all three): ``read_state``, a query asking for format v2 and ``ttlstore repartition`` fail naming
