@@ -207,6 +207,15 @@ def ratio(value: float, base: float) -> str:
     return f"{value / base:.2f}x" if base else "n/a"
 
 
+def throughput(result: dict) -> str:
+    """The median run's rows/s and, over repeated runs, the spread: the largest distance of a run from it."""
+    runs = result.get("runs", [])
+    median = result["rows_per_second"]
+    if len(runs) < 2 or not median:
+        return f"{median:,.0f}"
+    return f"{median:,.0f} ±{max(abs(r - median) for r in runs) / median:.0%}"
+
+
 def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str, list[float]]) -> str:
     target = "make bench" if LINE == DEV_LINE else f"make bench-line BENCH_LINE={LINE}"
     others = [f"[{p.stem.removeprefix('benchmarks-spark-')}]({p.name})"
@@ -221,8 +230,10 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
         f"Spark {pyspark.__version__} local[2], {args.partitions} shuffle partitions, {args.batches} micro-batches of "
         f"{args.rows_per_batch:,} rows each; aggregation over {args.agg_keys:,} distinct keys, "
         f"dropDuplicates over {args.batches * args.rows_per_batch:,} distinct keys. Every run is a fresh "
-        "JVM; figures come from Spark's progress reports. Ratios are against Spark's RocksDB provider "
-        "with default settings (throughput: higher is better; latency, memory, bytes: lower is better).",
+        "JVM; figures come from Spark's progress reports. A provider run more than once shows its median run, "
+        "with the spread (the largest distance of a run from the median) beside its rows/s. Ratios are against "
+        "Spark's RocksDB provider with default settings (throughput: higher is better; latency, memory, bytes: "
+        "lower is better).",
         "",
     ]
     for workload in ("aggregation", "dropDuplicates"):
@@ -233,7 +244,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
         lines += [
             f"## {workload}",
             "",
-            "| provider | rows/s | vs RocksDB | commit p50 ms | commit p95 ms | peak state memory MiB | checkpoint MiB | state rows |",
+            "| provider | rows/s (± spread) | vs RocksDB | commit p50 ms | commit p95 ms | peak state memory MiB | checkpoint MiB | state rows |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for key in PROVIDERS:
@@ -241,7 +252,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
             if r is None:
                 continue
             lines.append(
-                f"| {PROVIDERS[key][0]} | {r['rows_per_second']:,.0f} | {ratio(r['rows_per_second'], base['rows_per_second'])} "
+                f"| {PROVIDERS[key][0]} | {throughput(r)} | {ratio(r['rows_per_second'], base['rows_per_second'])} "
                 f"| {r['commit_p50_ms']:.0f} | {r['commit_p95_ms']:.0f} | {r['peak_state_memory_bytes'] / 2**20:,.1f} "
                 f"| {r['checkpoint_bytes'] / 2**20:,.1f} | {r['state_rows']:,} |"
             )
@@ -507,7 +518,7 @@ def main() -> None:
         print(f"wrote {args.report}")
         return
 
-    OUT.mkdir(exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     results = []
     if args.merge and (OUT / "results.json").is_file():
         results = [r for r in json.loads((OUT / "results.json").read_text()) if r["workload"] not in args.workloads]
