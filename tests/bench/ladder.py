@@ -172,9 +172,11 @@ def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str
     held open would have kept this call waiting for ever."""
     import subprocess
 
+    # Measured with the full JIT, also inside the test suite (whose JVMs run on C1 alone: tests/conftest.py).
+    env = {k: v for k, v in os.environ.items() if k != "JDK_JAVA_OPTIONS"}
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen([sys.executable, script, *argv], cwd=ROOT, stdout=out, stderr=err, text=True,
-                                 start_new_session=True)
+                                 start_new_session=True, env=env)
         try:
             child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
