@@ -44,7 +44,12 @@ CROSS_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),x86_64,aarch64)
 CROSS_CC := $(CROSS_ARCH)-linux-gnu-gcc
 CROSS_QEMU := qemu-$(CROSS_ARCH)
 CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
+# `make`, `make demo` and the other goals that only run the code build this machine's alone, which
+# needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
+HOST_ONLY_GOALS := all install jar demo bench bench-line chaos docs fmt
+NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
+export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
@@ -147,14 +152,22 @@ $(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
 	mv $(S3A_JARS).tmp $(S3A_JARS)
 	touch $@
 
-# Debian's cross compiler and qemu-user (see CROSS_ARCH), installed with apt-get when missing. Only
-# on Linux: elsewhere the jar carries the host's native filter alone.
+# Debian's cross compiler and qemu-user (see CROSS_ARCH), for the goals that build every platform:
+# installed with apt-get when missing, as root or through a sudo that asks no password; else the
+# build stops saying what to install. Only on Linux: elsewhere the jar carries the host's alone.
 toolchain:
-ifeq ($(shell uname -s),Linux)
-	@command -v $(CROSS_CC) >/dev/null && command -v $(CROSS_QEMU) >/dev/null || { \
+ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
+	@if ! { command -v $(CROSS_CC) && command -v $(CROSS_QEMU); } >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else \
+			echo "make $(or $(MAKECMDGOALS),all) builds the native filter for linux-$(CROSS_ARCH) too, with Debian's" \
+				"$(CROSS_PACKAGES), which are missing: install them (sudo apt-get install $(CROSS_PACKAGES))" \
+				"and run it again. \`make\` and \`make demo\` build this machine's filter alone and need neither." >&2; \
+			exit 1; \
+		fi; \
 		echo "installing Debian's $(CROSS_PACKAGES)"; \
-		$(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CROSS_PACKAGES) >/dev/null; }
+		$$sudo apt-get update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CROSS_PACKAGES) >/dev/null; \
+	fi
 endif
 
 # Every line's jar, each built against its line's Spark jars (see build.sbt); the Python package
@@ -198,7 +211,7 @@ test-native: toolchain
 		-fsanitize=address,undefined -fno-sanitize-recover=all -I$(NATIVE_SRC) \
 		-o $(NATIVE_TEST) $(NATIVE_SRC)/ttl_expiry.c jvm/src/test/c/test_ttl_expiry.c
 	$(NATIVE_TEST) $(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
-ifeq ($(shell uname -s),Linux)
+ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
 	# The same tests built for $(CROSS_ARCH), with UndefinedBehaviorSanitizer only (AddressSanitizer's
 	# leak checker fails under qemu-user).
 	$(CROSS_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=undefined -fno-sanitize-recover=all \

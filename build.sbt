@@ -32,16 +32,25 @@ def nativePlatform: String = {
 def crossCompilerVariable(platform: String): String =
   s"CC_${platform.replace('-', '_').toUpperCase(java.util.Locale.ROOT)}"
 
+/** Names the platforms to build the native filter for: `all` (the default) or `host`. */
+val NativePlatformsVariable = "TTLSTORE_NATIVE_PLATFORMS"
+
 /**
  * The platforms the jar carries the native filter for, each with the C compiler that builds it here.
  * A Linux build makes both linux-x86_64 and linux-aarch64 (Graviton, Ampere: common for Spark
  * clusters): the host's with $CC (else cc), the other with Debian's cross compiler
- * (`<arch>-linux-gnu-gcc`, or $CC_LINUX_AARCH64 / $CC_LINUX_X86_64). Elsewhere, only the host's.
+ * (`<arch>-linux-gnu-gcc`, or $CC_LINUX_AARCH64 / $CC_LINUX_X86_64). Elsewhere, or with
+ * TTLSTORE_NATIVE_PLATFORMS=host (`make`, `make demo`: no cross compiler needed), only the host's.
  */
 def nativeTargets: Seq[(String, String)] = {
   val linux = Seq("linux-x86_64" -> "x86_64-linux-gnu-gcc", "linux-aarch64" -> "aarch64-linux-gnu-gcc")
   val host = sys.env.getOrElse("CC", "cc")
-  if (!linux.exists(_._1 == nativePlatform)) Seq(nativePlatform -> host)
+  val all = sys.env.getOrElse(NativePlatformsVariable, "all") match {
+    case "all" => true
+    case "host" => false
+    case other => sys.error(s"$NativePlatformsVariable=$other: set it to all (every platform the jar ships) or host.")
+  }
+  if (!all || !linux.exists(_._1 == nativePlatform)) Seq(nativePlatform -> host)
   else linux.map { case (platform, cross) =>
     platform -> (if (platform == nativePlatform) host
                  else sys.env.getOrElse(crossCompilerVariable(platform), cross))
@@ -98,6 +107,7 @@ lazy val buildProperties = Def.task {
     s"spark.compiledAgainst=${l.latest}",
     s"scala.binary=${l.scalaBinary}",
     s"artifact=${l.name}_${l.scalaBinary}",
+    s"native.platforms=${nativeTargets.map(_._1).mkString(",")}",
     s"version=${version.value}").mkString("", "\n", "\n")
   // Written only when it changes: a new file would make `package` write the jar (and publish it) again.
   if (!out.isFile || IO.read(out) != text) IO.write(out, text)

@@ -32,8 +32,14 @@ def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
 
 
 def test_the_jar_carries_the_native_filter_for_linux_x86_64_and_aarch64_each_built_for_its_machine():
+    """What `make test`, `make publish-local` and `make dist` build (`make` and `make demo` build the
+    host's alone, which needs no cross compiler)."""
     machines = {"linux-x86_64": 62, "linux-aarch64": 183}  # ELF e_machine: EM_X86_64, EM_AARCH64
     with zipfile.ZipFile(ttlstore.jar_path()) as z:
+        built = dict(row.split("=", 1) for row in z.read("io/ttlstore/build.properties").decode().split())
+        assert built["native.platforms"].split(",") == list(machines), (
+            f"the jar carries the native filter for {built['native.platforms']} alone: `make` builds the host's, "
+            "`make test` every platform")
         for platform, machine in machines.items():
             library = z.read(f"io/ttlstore/native/{platform}/libttlstore_filter.so")
             assert library[:4] == b"\x7fELF" and library[4] == 2, f"{platform}: a 64-bit ELF"
