@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, rows
 
 import ttlstore
 
-from conftest import TTL_PROVIDER, write_round
+from conftest import HAS_STATE_READER, TTL_PROVIDER, write_round
 
 
 class FirstAttemptFails(Exception):
@@ -65,6 +66,8 @@ def test_a_batch_run_again_after_a_failure_judges_expiry_at_the_first_attempt_s_
     assert emitted[1] == [["c"], ["c"]], "the replay must emit what the first attempt emitted"
 
 
+@pytest.mark.skipif(not HAS_STATE_READER, reason="Spark 3.5 has no state reader to read each row's stamp back "
+                    "(the batch's time comes from Spark's offset log in code every line shares: OffsetLog)")
 def test_every_partition_of_a_batch_stamps_its_rows_with_the_batch_s_timestamp(spark: SparkSession, tmp_path: Path):
     source, checkpoint = tmp_path / "input", tmp_path / "checkpoint"
     write_round(source, 0, rows(*(f"k{i}" for i in range(200))))
@@ -124,4 +127,5 @@ def test_an_idle_partition_s_rows_expire_as_the_query_s_watermark_passes_them(sp
     alive = [key for j, key in enumerate(busy) if j * 60_000 + 180_000 > watermark]
     assert watermark >= 180_000 and 0 < len(alive) < len(busy)
     assert last["stateOperators"][0]["numRowsTotal"] == len(alive)
-    assert sorted(r.key.key for r in ttlstore.read_state(spark, checkpoint).collect()) == sorted(alive)
+    if HAS_STATE_READER:
+        assert sorted(r.key.key for r in ttlstore.read_state(spark, checkpoint).collect()) == sorted(alive)

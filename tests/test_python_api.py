@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 
 import ttlstore
 
-from conftest import ROOT, RUNNING_SCALA, SPARK_LINES
+from conftest import ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES
 
 
 def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
@@ -76,7 +76,8 @@ def test_configure_takes_a_jar_by_path_and_refuses_a_path_with_no_file(tmp_path:
     builder = ttlstore.configure(SparkSession.Builder(), jar=ttlstore.jar_path())
     assert builder._options["spark.jars"] == ttlstore.jar_path()
     assert "spark.jars.packages" not in builder._options
-    with pytest.raises(FileNotFoundError, match=r"no jar at .*missing\.jar.*ttlstore jar.*io\.ttlstore:ttlstore-spark-4"):
+    coordinates = re.escape(f"io.ttlstore:ttlstore-spark-{RUNNING_LINE}_{RUNNING_SCALA}:{ttlstore.__version__}")
+    with pytest.raises(FileNotFoundError, match=rf"no jar at .*missing\.jar.*ttlstore jar.*{coordinates}"):
         ttlstore.configure(SparkSession.Builder(), jar=str(tmp_path / "missing.jar"))
 
 

@@ -92,6 +92,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("work", type=Path)
     parser.add_argument("--kill-round", type=int, default=3)
+    parser.add_argument("--no-repartition", action="store_true",
+                        help="keep the aggregation's partitions (Spark 3.5 writes no operator metadata to repartition by)")
     args = parser.parse_args()
     builder = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("ttlstore-local-cluster")
                .config("spark.ui.enabled", "false")
@@ -105,7 +107,7 @@ def main() -> None:
             "hdfs": run_rounds(spark, HDFS_PROVIDER, name, args.work, None, {}),
             "ttlstore": run_rounds(spark, ttlstore.settings.PROVIDER_CLASS, name, args.work,
                                    args.kill_round if name == "dedup" else None,
-                                   REPARTITIONS if name == "count" else {}),
+                                   REPARTITIONS if name == "count" and not args.no_repartition else {}),
         }
     spark.stop()
     result["executors_by_store"] = executors_by_store()
