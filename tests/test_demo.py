@@ -26,5 +26,10 @@ def test_the_demo_shows_state_growing_without_ttl_and_bounded_with_it(tmp_path: 
     assert 0 < plain[0] < plain[1] < plain[2] < plain[3]
     # With a 1 ms TTL each batch's rows have expired by the next commit: only one batch is kept.
     assert all(0 < n <= per_batch for n in ttl) and ttl[3] < plain[3] / 2
+    # Its columns add up: each batch's state rows are the last batch's, plus new rows, minus expired ones.
+    new, expired = ([int(r[i].replace(",", "")) for r in rows] for i in (4, 5))
+    for batch in range(4):
+        assert ttl[batch] == (ttl[batch - 1] if batch else 0) + new[batch] - expired[batch], (batch, rows)
+    assert sum(expired) > 0
     assert (tmp_path / "demo" / "state-rows.png").stat().st_size > 1000
     assert list((tmp_path / "demo" / "checkpoint-ttl" / "state").rglob("ttlstore/*.changelog"))

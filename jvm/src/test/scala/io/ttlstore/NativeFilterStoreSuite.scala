@@ -86,6 +86,20 @@ class NativeFilterStoreSuite extends AnyFunSuite {
     }
   }
 
+  test("a row the commit uncounted and a read then met leaves numRowsTotal once: ttlstoreRowsExpired adds up") {
+    withHarness(ttl(10, filterOn)) { h =>
+      h.write("a" -> Some(1), "b" -> Some(1), "c" -> Some(1))
+      h.clock.set(11)
+      val uncounting = h.commitMetrics()
+      assert(uncounting("numRowsTotal") == 0 && uncounting("ttlstoreRowsExpired") == 3)
+      assert(h.storedRows == 3, "no compaction yet: the rows are still on disk")
+      val reading = h.commitMetrics("a", "b")
+      assert(h.storedRows == 1, "the read removed the expired rows it met")
+      assert(reading("numRowsTotal") == 0 && reading("ttlstoreRowsExpired") == 0, reading)
+      assert(reading("ttlstoreExpiredRemovedOnAccess") == 2, "removed on access, having left numRowsTotal before")
+    }
+  }
+
   test("a TTL changed across a restart counts the stored rows again") {
     withHarness(ttl(40, filterOn)) { h =>
       h.write("a" -> Some(1))

@@ -71,9 +71,10 @@ final class TtlHarness(
     finally it.close()
   }
 
-  /** The metrics of an empty commit (which also runs the sweep). */
-  def commitMetrics(): Map[String, Long] = {
+  /** The metrics of a commit that only reads `reads` (none: an empty commit, which also runs the sweep). */
+  def commitMetrics(reads: String*): Map[String, Long] = {
     val store = provider.getStore(version)
+    reads.foreach(u => store.get(key(u)))
     version = store.commit()
     val m = store.metrics
     m.customMetrics.map { case (k, v) => k.name -> v } + ("numRowsTotal" -> m.numKeys)

@@ -29,10 +29,13 @@ final class ExpiryFigures {
 
   /** Rows uncounted at commit because they are certainly expired (native filter stores). */
   var uncounted = 0L
+
+  /** Of `onAccess`, the rows an earlier commit had already uncounted (native filter stores). */
+  var onAccessUncounted = 0L
   var compactionsRequested = 0L
 
-  /** Rows that left numRowsTotal because they expired, by every path. */
-  def rowsExpired: Long = onAccess + bySweep + beforeSnapshot + uncounted
+  /** Rows that left numRowsTotal because they expired, by every path, each once. */
+  def rowsExpired: Long = onAccess - onAccessUncounted + bySweep + beforeSnapshot + uncounted
 }
 
 /** Legacy rows one version upgraded, by path. */

@@ -74,7 +74,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
       if (rules.isExpired(ts)) {
         if (settings.policy.returnsExpired) stored
         else {
-          if (writable) { remove(k, ts, legacy != null); expiry.onAccess += 1 }
+          if (writable) removeExpired(k, ts, legacy != null)
           null
         }
       } else if (!writable) stored
@@ -111,10 +111,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
     val pairs = new StoreScan(it, prefix,
       hidden = rules.hides,
       onHidden = (k, ts, legacy) =>
-        if (writable()) {
-          remove(k, ts, legacy)
-          expiry.onAccess += 1
-        },
+        if (writable()) removeExpired(k, ts, legacy),
       present = (k, v) => {
         val shown = if (renew) renewed(k, v) else v
         settings.rowTimes.foreach(_.writtenAt = TimestampedValue.timestamp(shown))
@@ -163,6 +160,17 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
 
   private def remove(k: Array[Byte], ts: Long, legacy: Boolean): Unit =
     if (legacy) writer.deleteLegacy(k) else writer.delete(k, ts)
+
+  /**
+   * Removes an expired row a read met. With the native filter an earlier commit may have uncounted
+   * it already ([[RowCounter.forgetExpired]]): it is then not counted as leaving numRowsTotal again,
+   * so that ttlstoreRowsExpired adds up with numRowsTotal.
+   */
+  private def removeExpired(k: Array[Byte], ts: Long, legacy: Boolean): Unit = {
+    remove(k, ts, legacy)
+    expiry.onAccess += 1
+    if (!legacy && ts < counter.countedFrom) expiry.onAccessUncounted += 1
+  }
 
   /** OnReadAndWrite for a row a scan hands out: it gets the current time (never an older one). */
   private def renewed(k: Array[Byte], stored: Array[Byte]): Array[Byte] = {
