@@ -25,7 +25,7 @@ from test_operators_differential import EVENTS, SCENARIOS
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, unload_state_stores
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, StreamRun, run_rounds, unload_state_stores
 
 AGGREGATION = SCENARIOS[0]  # count and sum per key, update mode: every batch's output depends on all the state
 BASE_ROUNDS = 4
@@ -207,3 +207,35 @@ def test_a_damaged_file_is_recovered_from_or_named_and_the_checkpoint_survives(
     else:
         assert got == base.expected, f"recovered from a {fault} {kind.name} with other results"
         OUTCOMES[f"{kind.name}|{which}|{fault}"] = "recovered"
+
+
+def restart_with_latest_snapshot_damaged(spark: SparkSession, base: Base, repair: str) -> tuple[Path, StreamRun]:
+    """The base with the snapshot its restart loads (the newest) damaged, restarted for one batch with
+    Spark's autoSnapshotRepair.enabled set to `repair`: the damaged file, and the run."""
+    unload_state_stores(spark)
+    work = base.restore()
+    snapshots = FILE_KINDS[1]
+    folder = next(f for f in store_folders(work) if snapshots.files(f))
+    latest = max(snapshots.files(folder), key=lambda p: int(p.name.split(".")[0]))
+    flip(latest)
+    conf = {**SNAPSHOTS, "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled": repair}
+    try:
+        return latest, run_rounds(spark, TTL_PROVIDER, work, EVENTS, AGGREGATION.build,
+                                  AGGREGATION.rounds[BASE_ROUNDS: BASE_ROUNDS + 1], AGGREGATION.output_mode,
+                                  first_round=BASE_ROUNDS, extra_conf=conf)
+    except StreamingQueryException as e:
+        raise AssertionError(f"{latest.name}: {e}") from e
+
+
+def test_a_damaged_snapshot_is_repaired_as_spark_s_providers_repair_it(spark: SparkSession, bases: dict[str, Base]):
+    """Spark's autoSnapshotRepair (on by default): the restart builds the version from an older snapshot
+    and the changelogs after it, computes what the undamaged checkpoint computes, and says so."""
+    _, run = restart_with_latest_snapshot_damaged(spark, bases["own"], "true")
+    assert sorted(tuple(r) for r in run.outputs[0]) == bases["own"].expected
+    assert run.last_progress is not None
+    assert run.last_progress["stateOperators"][0]["customMetrics"]["ttlstoreSnapshotsRepaired"] >= 1
+
+
+def test_with_spark_s_snapshot_repair_off_a_damaged_snapshot_fails_naming_it(spark: SparkSession, bases: dict[str, Base]):
+    with pytest.raises(AssertionError, match=r"(?s)^(\d+\.snapshot): .*SNAPSHOT_CORRUPTED.*\1"):
+        restart_with_latest_snapshot_damaged(spark, bases["own"], "false")

@@ -30,6 +30,7 @@ from conftest import (
     core_params,
     run_rounds,
     run_script,
+    running_line_at_least,
 )
 
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
@@ -180,17 +181,32 @@ def test_bad_input_is_refused_by_name(spark: SparkSession, tmp_path: Path):
         ttlstore.migrate(checkpoint)
 
 
+def assert_refused_and_left_untouched(spark: SparkSession, tmp_path: Path, provider: str, conf: dict, error: str):
+    """A dedup of two batches on `provider` with `conf`: migrate refuses its checkpoint with `error` and changes nothing."""
+    checkpoint = run_rounds(spark, provider, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
+                            [rows("a", "b"), rows("c")], "append", extra_conf=conf).checkpoint
+    before = offsets_entry(checkpoint)
+    with pytest.raises(ttlstore.MigrationError, match=error):
+        ttlstore.migrate(checkpoint)
+    assert offsets_entry(checkpoint) == before and not (checkpoint / "ttlstore-migration").exists()
+
+
 @pytest.mark.skipif(not HAS_FORMAT_V2, reason="Spark 3.5 has no checkpoint format v2 (it ignores the setting)")
 def test_a_checkpoint_of_spark_s_rocksdb_provider_in_format_v2_is_refused_and_left_untouched(
     spark: SparkSession, tmp_path: Path
 ):
     v2 = {**CHANGELOG, "spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}
-    checkpoint = run_rounds(spark, ROCKSDB_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
-                            [rows("a", "b"), rows("c")], "append", extra_conf=v2).checkpoint
-    before = offsets_entry(checkpoint)
-    with pytest.raises(ttlstore.MigrationError, match=r"UNSUPPORTED_CHECKPOINT.*format v2.*new checkpoint"):
-        ttlstore.migrate(checkpoint)
-    assert offsets_entry(checkpoint) == before and not (checkpoint / "ttlstore-migration").exists()
+    assert_refused_and_left_untouched(spark, tmp_path, ROCKSDB_PROVIDER, v2,
+                                      r"UNSUPPORTED_CHECKPOINT.*format v2.*new checkpoint")
+
+
+@pytest.mark.skipif(not running_line_at_least("4.1"), reason="row checksums came with Spark 4.1")
+def test_a_checkpoint_written_with_spark_s_row_checksums_is_refused_and_left_untouched(
+    spark: SparkSession, tmp_path: Path
+):
+    checksums = {"spark.sql.streaming.stateStore.rowChecksum.enabled": "true"}
+    assert_refused_and_left_untouched(spark, tmp_path, HDFS_PROVIDER, checksums,
+                                      r"LEGACY_ROW_CHECKSUMS.*rowChecksum.enabled=true.*Nothing was")
 
 
 def test_the_cli_migrates_reports_json_and_fails_with_exit_code_2(spark: SparkSession, tmp_path: Path):

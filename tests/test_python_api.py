@@ -117,6 +117,35 @@ def test_configure_translates_options_into_spark_settings():
     assert builder._options["spark.sql.streaming.stateStore.ttlstore.sstCompression"] == "zstd"
 
 
+def test_over_spark_connect_configure_sets_the_provider_and_options_and_leaves_jars_to_the_server():
+    builder = ttlstore.configure(SparkSession.Builder().remote("sc://localhost:15002"), ttl="1 hour")
+    assert builder._options[ttlstore.settings.PROVIDER_CLASS_KEY] == ttlstore.settings.PROVIDER_CLASS
+    assert builder._options[ttlstore.settings.PREFIX + "ttl"] == "3600000"
+    assert "spark.jars" not in builder._options and ttlstore.settings.EXTENSIONS_KEY not in builder._options
+    with pytest.raises(ValueError, match="jar=.*Spark Connect.*ttlstore connect-server"):
+        ttlstore.configure(SparkSession.Builder().remote("sc://localhost:15002"), jar=ttlstore.jar_path())
+
+
+def test_ttlstore_connect_server_prints_the_server_command_with_the_jar_extension_and_provider(capsys):
+    from ttlstore.cli import main
+
+    assert main(["connect-server", "--conf", "spark.master=local[2]"]) == 0
+    command = capsys.readouterr().out.strip()
+    assert command.split()[0].endswith("sbin/start-connect-server.sh")
+    for part in ("--jars " + ttlstore.jar_path(), "spark.sql.extensions=io.ttlstore.TtlStoreExtensions",
+                 "spark.sql.streaming.stateStore.providerClass=io.ttlstore.TtlStateStoreProvider", "spark.master=local[2]"):
+        assert part in command
+    assert main(["connect-server", "--conf", "nokey"]) == 2
+
+
+def test_ttlstore_s_python_errors_answer_as_pyspark_s_do():
+    error = ttlstore.MigrationError("[NOT_A_CHECKPOINT] /x is not a checkpoint.")
+    assert isinstance(error, ttlstore.TtlStoreError)
+    assert (error.getCondition(), error.getErrorClass(), error.getSqlState()) == ("NOT_A_CHECKPOINT",) * 2 + ("55019",)
+    assert ttlstore.condition_of(error) == "NOT_A_CHECKPOINT"
+    assert ttlstore.condition_of(RuntimeError("[STREAM_FAILED] Query failed: [NOT_SPARK_S] nothing")) is None
+
+
 def test_configure_rejects_what_is_not_a_builder():
     with pytest.raises(TypeError, match="SparkSession.Builder"):
         ttlstore.configure("local[*]")  # type: ignore[arg-type]
@@ -170,7 +199,8 @@ def test_configure_rejects_unknown_options_and_wrong_types_naming_them():
 
 def test_the_python_options_name_exactly_the_documented_keys_and_defaults():
     text = (ROOT / "docs" / "configuration.md").read_text()
-    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]*)` \|", text, flags=re.M))
+    ours = text[: text.index("## Spark's own state store settings")]  # the rest: Spark's settings, not ttlstore's
+    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]*)` \|", ours, flags=re.M))
     assert documented, "docs/configuration.md lists no keys"
     assert {key: default for key, default, _type in ttlstore.settings.OPTIONS.values()} == documented
 
@@ -189,8 +219,10 @@ def run_dedup_with(spark: SparkSession, tmp_path: Path, key: str, value: str, er
             .trigger(availableNow=True)
             .start()
         )
-        with pytest.raises(Exception, match=error):
+        with pytest.raises(Exception, match=error) as failure:
             query.awaitTermination()
+        # Caught by condition, as Spark's own errors are: ttlstore's condition is among the failure's causes.
+        assert ttlstore.condition_of(failure.value) == error.split(".*")[0]
     finally:
         spark.conf.unset(key)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+import ttlstore
 from ttlstore import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, settings
 from ttlstore._session import spark_options
 
@@ -61,3 +62,9 @@ def test_python_refuses_exactly_the_numbers_and_names_the_jvm_refuses(spark: Spa
     for name in settings.SST_COMPRESSIONS:
         assert jvm_accepts("sst_compression", name) and spark_options(sst_compression=name)
     assert not jvm_accepts("sst_compression", "gzip")
+
+
+def test_the_python_conditions_are_exactly_the_jvm_s_with_their_sqlstates(spark: SparkSession):
+    table = spark._jvm.io.ttlstore.errors.ErrorConditions.sqlStates()  # type: ignore[union-attr]
+    jvm = {k: table.apply(k) for k in jvm_list(table.keys().toSeq())}
+    assert ttlstore.errors.CONDITIONS == jvm

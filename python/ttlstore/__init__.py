@@ -17,12 +17,15 @@ enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state; :func
 query from Spark's providers; :func:`repartition` to change a stopped query's number of state
 partitions; :func:`jar_path`, :func:`maven_coordinates` and :data:`MAVEN_COORDINATES` (ttlstore has one jar
 per Spark line, :data:`SPARK_LINES`, and picks the installed pyspark's). :mod:`ttlstore.settings` names the Spark
-settings.
+settings. Over Spark Connect, :func:`connect_server_command` starts the server with ttlstore and the
+same calls work from the client. Errors: :class:`TtlStoreError` and :func:`condition_of`
+(:mod:`ttlstore.errors`), caught by condition as Spark's are.
 """
 
 from __future__ import annotations
 
-from ttlstore import settings
+from ttlstore import errors, settings
+from ttlstore._connect import connect_server_command
 from ttlstore._inspect import InspectError, inspect_checkpoint, inspect_checkpoint_offline
 from ttlstore._lines import SPARK_LINES, UnsupportedSparkError, spark_line
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
@@ -31,6 +34,7 @@ from ttlstore._session import MAVEN_COORDINATES, apply_ttl, configure, jar_path,
 from ttlstore._state import read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
 from ttlstore._version import __version__
+from ttlstore.errors import TtlStoreError, condition_of
 
 __all__ = [
     "InspectError",
@@ -42,12 +46,16 @@ __all__ = [
     "SPARK_LINES",
     "StateTtlConfig",
     "StateVisibility",
+    "TtlStoreError",
     "TimeCharacteristic",
     "UnsupportedSparkError",
     "UpdateType",
     "__version__",
     "apply_ttl",
+    "condition_of",
     "configure",
+    "connect_server_command",
+    "errors",
     "inspect_checkpoint",
     "inspect_checkpoint_offline",
     "jar_path",

@@ -13,7 +13,9 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ttlstore._connect import hadoop_settings, is_connect_session
 from ttlstore._offline import OfflineJvmError, command, json_lines
+from ttlstore.errors import TtlStoreError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 
-class InspectError(Exception):
+class InspectError(TtlStoreError):
     """The checkpoint could not be inspected; the message names the file or setting and the fix."""
 
 
@@ -33,7 +35,15 @@ def _jvm_call(call: Callable[[], str]) -> Any:
         java = getattr(e, "java_exception", None)
         if java is None:
             raise
-        raise InspectError(str(java.getMessage())) from None
+        raise InspectError(str(java.getMessage()), _parameters(java)) from None
+
+
+def _parameters(java: Any) -> dict[str, str]:
+    """The message parameters of a JVM error of ttlstore's (a SparkThrowable), if it is one."""
+    try:
+        return {str(k): str(v) for k, v in dict(java.getMessageParameters()).items()}
+    except Exception:
+        return {}
 
 
 def inspect_checkpoint(
@@ -51,9 +61,15 @@ def inspect_checkpoint(
         expired rows and legacy rows exactly; without it, rows come from the latest version's
         record and expired and legacy rows are ``None``.
     :param progress: called after each store partition with (done, total).
+    Over Spark Connect the client has no JVM of the session's: the checkpoint is read as
+    :func:`inspect_checkpoint_offline` reads it, from this machine, with the session's ``spark.hadoop.*``
+    settings; a checkpoint only the server can reach is inspected there with ``ttlstore inspect``.
+
     :raises InspectError: when ``checkpoint`` is not a streaming checkpoint, or a file is damaged.
     """
     path = os.fspath(checkpoint)
+    if is_connect_session(spark):
+        return inspect_checkpoint_offline(path, scan=scan, progress=progress, hadoop_conf=hadoop_settings(spark))
     inspector = spark._jvm.io.ttlstore.CheckpointInspector  # type: ignore[union-attr]
     overview = _jvm_call(lambda: inspector.overview(path))
 

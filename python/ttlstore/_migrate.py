@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ttlstore._offline import NamedError, OfflineJvmError, command, json_lines
+from ttlstore._offline import OfflineJvmError, command, json_lines
+from ttlstore.errors import TtlStoreError
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -25,7 +26,7 @@ ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateS
 BACKUP_DIR = "ttlstore-migration"
 
 
-class MigrationError(NamedError):
+class MigrationError(TtlStoreError):
     """The checkpoint cannot be migrated (or rolled back); the message says why and what to do."""
 
 

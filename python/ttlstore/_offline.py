@@ -17,14 +17,6 @@ from pathlib import Path
 from typing import Any
 
 
-class NamedError(Exception):
-    """An error whose message starts with ttlstore's stable name, ``[NAME] ...``; ``name`` is that name."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.name = message[1:message.index("]")] if message.startswith("[") and "]" in message else None
-
-
 class OfflineJvmError(Exception):
     """The offline JVM could not start, or ended with an error (the message names it and the fix)."""
 

@@ -17,10 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ttlstore._offline import NamedError, OfflineJvmError, command, json_lines
+from ttlstore._offline import OfflineJvmError, command, json_lines
+from ttlstore.errors import TtlStoreError
 
 
-class RepartitionError(NamedError):
+class RepartitionError(TtlStoreError):
     """The checkpoint cannot be repartitioned; the message (``[NAME] ...``) says why and what to do."""
 
 

@@ -11,6 +11,7 @@ from typing import Any, cast
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from ttlstore._connect import is_remote_builder
 from ttlstore._lines import JARS, UnsupportedSparkError, coordinates, installed_line, jar_name
 from ttlstore._ttl import Duration, StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
 from ttlstore.settings import (
@@ -214,6 +215,9 @@ def configure(
     to ``spark.sql.extensions``, and sets any ttlstore options given. JVM settings only take
     effect before the session's JVM starts, so call this before ``getOrCreate()``.
 
+    Over Spark Connect (a builder with ``.remote(...)``) the server loads the jar and the extension when
+    it starts (:func:`connect_server_command`); configure() then sets the provider and the options only.
+
     :param builder: the builder to configure; it is returned, so calls chain.
     :param operators: TTL per stateful operator, ``{operator_id: StateTtlConfig}``, or per store,
         ``{(operator_id, store_name): StateTtlConfig}``; these win over the global options.
@@ -242,6 +246,16 @@ def configure(
             "ttlstore.configure() takes a SparkSession.Builder (SparkSession.builder), "
             f"got {type(builder).__name__}"
         )
+    if is_remote_builder(builder):
+        # Spark Connect: the server already runs ttlstore's jar and extension (connect_server_command);
+        # the client sets what a session may set, the provider and ttlstore's settings.
+        if jar is not None:
+            raise ValueError("configure(jar=...) has no effect over Spark Connect: the server loads ttlstore's jar "
+                             "when it starts (`ttlstore connect-server` prints its command). Leave jar out.")
+        builder = builder.config(PROVIDER_CLASS_KEY, PROVIDER_CLASS)
+        for key, value in {**spark_options(**options), **operator_options(operators or {})}.items():
+            builder = builder.config(key, value)
+        return builder
     jar_key, jar_source = _jar_setting(jar)
     _check_no_session_without_the_jar(jar_key, jar_source)
     settings = spark_options(**options)

@@ -1,6 +1,7 @@
 """The ``ttlstore`` command line: ``ttlstore inspect CHECKPOINT``, ``ttlstore migrate CHECKPOINT``,
-``ttlstore repartition CHECKPOINT --partitions N`` and ``ttlstore jar`` (the bundled jar's path, for
-``spark-submit --jars "$(ttlstore jar)"``).
+``ttlstore repartition CHECKPOINT --partitions N``, ``ttlstore jar`` (the bundled jar's path, for
+``spark-submit --jars "$(ttlstore jar)"``) and ``ttlstore connect-server`` (the command that starts a
+Spark Connect server with ttlstore).
 
 All three work in a plain JVM with Spark's jars and the bundled jar, no Spark session, through
 Hadoop's FileSystem API (any checkpoint URI, with ``--conf`` for Hadoop settings); ``inspect``
@@ -112,7 +113,34 @@ def _parser() -> argparse.ArgumentParser:
     )
     jar.add_argument("--coordinates", action="store_true",
                      help="print the Maven coordinates of that line's artifact instead (for spark-submit --packages)")
+    connect = commands.add_parser(
+        "connect-server",
+        help="print the command that starts a Spark Connect server with ttlstore",
+        description="The installed pyspark's start-connect-server.sh with ttlstore's jar, session extension and "
+        "provider, and a --conf per --conf given. Run it as it is printed, or with eval \"$(ttlstore connect-server)\"; "
+        "clients then connect with SparkSession.builder.remote(\"sc://localhost:15002\").",
+    )
+    connect.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                         help="a further Spark setting of the server, such as spark.master=local[4]; repeatable")
     return parser
+
+
+def _connect_server(confs: list[str]) -> int:
+    import shlex
+
+    from ttlstore._connect import connect_server_command
+    from ttlstore._lines import UnsupportedSparkError
+
+    bad = [c for c in confs if "=" not in c or not c.partition("=")[0]]
+    if bad:
+        print(f"ttlstore connect-server: --conf takes KEY=VALUE, got {bad[0]!r}.", file=sys.stderr)
+        return 2
+    try:
+        print(shlex.join(connect_server_command(**dict(c.partition("=")[::2] for c in confs))))
+    except (FileNotFoundError, UnsupportedSparkError) as e:
+        print(f"ttlstore connect-server: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _jar(coordinates: bool) -> int:
@@ -195,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "jar":
         return _jar(args.coordinates)
+    if args.command == "connect-server":
+        return _connect_server(args.conf)
     hadoop_conf = dict(c.partition("=")[::2] for c in args.conf)
     bad = [c for c in args.conf if "=" not in c or not c.partition("=")[0]]
     if bad:

@@ -36,7 +36,10 @@ def damage_section(outcomes: dict[str, str]) -> str:
              "\"recovered\": the restart computed what the undamaged checkpoint computes; \"named\": it failed with "
              "this error, naming the file, and with the file put back the checkpoint went on with the undamaged "
              "results. No case lost or changed committed state. Which SST is the latest, and whether the version "
-             "loaded still needs it, depends on RocksDB's compactions, so its row can differ between runs.", "",
+             "loaded still needs it, depends on RocksDB's compactions, so its row can differ between runs. Damaged "
+             "snapshots and SSTs are repaired around with Spark's default autoSnapshotRepair (an older snapshot "
+             "plus changelogs); with that setting off they fail by name (SNAPSHOT_CORRUPTED, SST_CORRUPTED, "
+             "SST_MISSING).", "",
              "| file | version | " + " | ".join(faults) + " |", "|---|---|" + "---|" * len(faults)]
     for kind, which in rows:
         cells = [outcomes.get(f"{kind}|{which}|{f}", "") for f in faults]

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
-import io.ttlstore.config.{ConfigKey, ConfigScope, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, TtlStoreErrors}
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
@@ -67,6 +67,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
     val confs = storeConf.sqlConfs
     val scope = StoreScope(stateStoreId.operatorId, stateStoreId.storeName)
     this.settings = TtlStoreSettings.parse(confs, scope)
+    IgnoredSettings.warnOnce(confs)
     this.timeKey = ConfigScope.setBy(TtlStoreConfig.TimeCharacteristicKey, confs, scope)
     StreamStreamJoin.checkTtl(settings, confs, scope, stateStoreId.toString)
     val eventTime = settings.ttl.eventTimeColumn.map { path =>
@@ -221,7 +222,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
   /** Deletes the checkpoint files that no retained version needs. */
   override def doCleanupMaintenance(): Unit = if (files != null) {
     try {
-      CheckpointCleaner.clean(files, storeConf.minVersionsToRetain,
+      CheckpointCleaner.clean(files, storeConf.minVersionsToRetain, settings.maxVersionsToDelete,
         adopted =>
           LegacySource.named(adopted.provider, files.storeDir, files.hadoopConf, files.adoption.path).deleteFiles())
     } catch {
@@ -279,7 +280,8 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
     if (local.recountIfTtlChanged(settings.ttl.ttlMs)) {
       logInfo(s"The TTL of $id changed: counted its rows again")
     }
-    lastLoad = LoadFigures((System.nanoTime() - start) / 1000000L, replayed)
+    lastLoad = LoadFigures.after(lastLoad,
+      LoadFigures((System.nanoTime() - start) / 1000000L, replayed, local.takeSnapshotsRepaired(), version))
     if (replayed > 0 || loadEmpty) {
       logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in ${lastLoad.latencyMs} ms)")
     }

@@ -93,4 +93,13 @@ class RetentionSuite extends AnyFunSuite {
     assert(Retention.orphanSsts(files, Set("a.sst"), Some(200L)) == Seq("b.sst"))
     assert(Retention.orphanSsts(files, Set.empty, None).isEmpty)
   }
+
+  test("a limited plan deletes the oldest versions first and keeps its base") {
+    val whole = Retention.plan(listing(1 to 20, 5, 10, 15), minVersionsToRetain = 8).get
+    val cut = Retention.limited(whole, Some(6))
+    assert(cut.deleteChangelogs == (1L to 6L) && cut.deleteSnapshots == Seq(5L) && cut.baseSnapshot == 10)
+    assert(!Retention.complete(cut, whole))
+    assert(Retention.complete(Retention.limited(whole, Some(9)), whole))
+    assert(Retention.limited(whole, None) == whole)
+  }
 }

@@ -7,6 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{Changelog, CheckpointFiles, VersionFile}
+import io.ttlstore.config.SparkStateSettings.{AutoSnapshotRepairEnabled, AutoSnapshotRepairMaxReplay, MaxVersionsToDeletePerMaintenance}
 import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.store.{KeyCodec, StoreMetrics, TimestampedValue, TtlStore}
@@ -35,8 +36,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
       if (v + 1 == snapshotAt) p.doMaintenance()
     }
 
-  private def loadError(dir: File, version: Long): TtlStoreException =
-    withProvider(ttlProvider(dir)) { fresh =>
+  private def loadError(dir: File, version: Long, settings: (String, String)*): TtlStoreException =
+    withProvider(ttlProvider(dir, storeConf(settings: _*))) { fresh =>
       intercept[TtlStoreException](fresh.getStore(version))
     }
 
@@ -344,29 +345,79 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     }
   }
 
-  test("a missing or damaged SST file fails the load, naming the file and the snapshot") {
+  private val noRepair = AutoSnapshotRepairEnabled -> "false"
+
+  test("with autoSnapshotRepair off, a missing or damaged SST file fails the load, naming the file and the snapshot") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
       val sst = new File(ttlDir(dir), "sst").listFiles().filter(_.getName.endsWith(".sst")).head
       flipByte(sst, sst.length() / 2)
-      val damaged = loadError(dir, 3)
+      val damaged = loadError(dir, 3, noRepair)
       assert(damaged.errorName == "SST_CORRUPTED" && damaged.getMessage.contains(sst.getName))
       assert(damaged.getMessage.contains("version 3"))
       assert(sst.delete())
-      val missing = loadError(dir, 3)
+      val missing = loadError(dir, 3, noRepair)
       assert(missing.errorName == "SST_MISSING" && missing.getMessage.contains(sst.getName))
     }
   }
 
-  test("a damaged snapshot file fails the load, naming it") {
+  private def truncate(file: File): Unit = {
+    val f = new RandomAccessFile(file, "rw")
+    try f.setLength(10)
+    finally f.close()
+  }
+
+  test("with autoSnapshotRepair off, a damaged snapshot file fails the load, naming it") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
-      val file = new File(ttlDir(dir), "3.snapshot")
-      val f = new RandomAccessFile(file, "rw")
-      try f.setLength(10)
-      finally f.close()
-      val e = loadError(dir, 3)
+      truncate(new File(ttlDir(dir), "3.snapshot"))
+      val e = loadError(dir, 3, noRepair)
       assert(e.errorName == "SNAPSHOT_CORRUPTED" && e.getMessage.contains("3.snapshot"))
+    }
+  }
+
+  test("a damaged snapshot is repaired around as Spark's autoSnapshotRepair does: an older base plus changelogs") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 6, snapshotAt = 3); p.doMaintenance() }
+      assert(Seq("3.snapshot", "6.snapshot").forall(new File(ttlDir(dir), _).exists()))
+      truncate(new File(ttlDir(dir), "6.snapshot"))
+      withProvider(ttlProvider(dir)) { p =>
+        val store = p.getStore(6)
+        assert(contents(store) == (0 until 6).map(v => (s"k$v", 0) -> v.toLong).toMap)
+        assert(store.metrics.customMetrics(StoreMetrics.SnapshotsRepaired) == 1L)
+        assert(store.metrics.customMetrics(StoreMetrics.ChangelogsReplayed) == 3L, "from the snapshot of version 3")
+      }
+    }
+  }
+
+  test("a repair that would replay more than maxChangeFileReplay changelogs fails by name, saying so") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p => commitMany(p, 3, snapshotAt = 3) }
+      truncate(new File(ttlDir(dir), "3.snapshot"))
+      val e = loadError(dir, 3, AutoSnapshotRepairMaxReplay -> "2")
+      assert(e.errorName == "SNAPSHOT_REPAIR_FAILED")
+      assert(e.getMessage.contains("maxChangeFileReplay") && e.getMessage.contains("3.snapshot"))
+      assert(withProvider(ttlProvider(dir))(p => contents(p.getStore(3))).size == 3, "the default bound repairs it")
+    }
+  }
+
+  test("maxVersionsToDeletePerMaintenance bounds one cleanup's deletions to the oldest versions") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir, storeConf("spark.sql.streaming.minBatchesToRetain" -> "100"))) { p =>
+        (0 until 12).foreach { v => commitVersion(p, v, (s"k$v", 0) -> Some(v.toLong)); p.doMaintenance() }
+      }
+      def versions(suffix: String): Seq[Long] =
+        ttlDir(dir).list().filter(_.endsWith(suffix)).map(_.takeWhile(_ != '.').toLong).sorted.toSeq
+      assert(versions(".snapshot").take(2) == Seq(3L, 6L) && versions(".changelog").head == 1L)
+      withProvider(ttlProvider(dir, storeConf(MaxVersionsToDeletePerMaintenance -> "2"))) { p =>
+        p.doMaintenance()
+        assert(versions(".changelog").head == 3L && versions(".snapshot").head == 3L)
+        p.doMaintenance()
+        assert(versions(".changelog").head == 5L && versions(".snapshot").head == 6L)
+        p.doMaintenance()
+        assert(versions(".changelog").head == 6L)
+        assert(contents(p.getStore(12)).size == 12)
+      }
     }
   }
 

@@ -114,10 +114,11 @@ public final class BuiltFor {
     params.put("jar", jar);
     params.put("builtFor", line() + "/" + scalaBinary());
     params.put("running", sparkVersion + "/" + runningScala);
-    return Optional.of(new TtlStoreException("SPARK_LINE_MISMATCH", params,
+    // SQLSTATE 0A000 as in io.ttlstore.errors.ErrorConditions, which (Scala) cannot run here.
+    return Optional.of(new TtlStoreException("SPARK_LINE_MISMATCH", "0A000", params,
         "This ttlstore jar (" + jar + ") is built for Spark " + line() + " with Scala " + scalaBinary()
             + ", but runs in Spark " + sparkVersion + " with Scala " + runningScala + "; Spark's state store API "
-            + "differs between lines and Scala versions, so it would fail in a task. " + advice));
+            + "differs between lines and Scala versions, so it would fail in a task. " + advice, null));
   }
 
   /** The running Spark's version, from the resource spark-core ships (as Spark's own SPARK_VERSION reads it). */

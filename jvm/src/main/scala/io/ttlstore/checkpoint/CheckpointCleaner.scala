@@ -10,15 +10,17 @@ object CheckpointCleaner {
    * state an adoption record names, once every retained version builds on a newer snapshot. Never
    * beside an upload of this store in this JVM ([[StoreLock]]).
    */
-  def clean(files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned =
-    StoreLock.exclusively(files.root)(cleanNow(files, minVersionsToRetain, deleteAdopted))
+  def clean(files: CheckpointFiles, minVersionsToRetain: Int, maxVersionsToDelete: Option[Int],
+      deleteAdopted: AdoptionRecord => Int): Cleaned =
+    StoreLock.exclusively(files.root)(cleanNow(files, minVersionsToRetain, maxVersionsToDelete, deleteAdopted))
 
-  private def cleanNow(
-      files: CheckpointFiles, minVersionsToRetain: Int, deleteAdopted: AdoptionRecord => Int): Cleaned = {
+  private def cleanNow(files: CheckpointFiles, minVersionsToRetain: Int, maxVersionsToDelete: Option[Int],
+      deleteAdopted: AdoptionRecord => Int): Cleaned = {
     val listing = files.listing()
     Retention.plan(listing, minVersionsToRetain, lineageBase(files, listing)) match {
       case None => Cleaned(0, 0, 0)
-      case Some(plan) =>
+      case Some(whole) =>
+        val plan = Retention.limited(whole, maxVersionsToDelete)
         val snapshotsGone = plan.deleteSnapshots.toSet
         val changelogsGone = plan.deleteChangelogs.toSet
         listing.snapshotFiles.filter(f => snapshotsGone(f.version)).foreach(f =>
@@ -27,7 +29,7 @@ object CheckpointCleaner {
           files.delete(files.changelogPath(f.version, f.id)))
         val temporary = Retention.leftoverTemporaries(plan, listing.temporary)
         temporary.foreach(n => files.delete(files.rootPath(n)))
-        val retained = listing.snapshotFiles.filter(_.version >= plan.baseSnapshot).toSeq
+        val retained = listing.snapshotFiles.filterNot(f => snapshotsGone(f.version)).toSeq
         val referenced = retained.flatMap { f =>
           files.manifest(f, listing.snapshotStamps(f), listing).sstFiles.map(_.dfsName)
         }.toSet
@@ -35,7 +37,7 @@ object CheckpointCleaner {
         val orphans = Retention.orphanSsts(
           files.sstFiles().map(s => s.getPath.getName -> s.getModificationTime), referenced, oldest)
         orphans.foreach(n => files.delete(files.sstPath(n)))
-        val adopted = files.adoption.read()
+        val adopted = files.adoption.read().filter(_ => Retention.complete(plan, whole))
         val adoptedFiles = adopted.filter(a => Retention.adoptedFilesDeletable(plan, Some(a.version)))
           .map(deleteAdopted)
           .getOrElse(0)

@@ -42,6 +42,23 @@ object Retention {
     }
 
   /**
+   * At most `maxVersions` versions of `plan`'s deletions, the oldest ones (Spark's
+   * `maxVersionsToDeletePerMaintenance`); the rest wait for the next cleanup. A cut plan keeps its
+   * base, so what it still deletes is what the whole plan deletes first.
+   */
+  def limited(plan: Plan, maxVersions: Option[Int]): Plan = maxVersions match {
+    case Some(n) =>
+      val versions = (plan.deleteChangelogs ++ plan.deleteSnapshots).distinct.sorted.take(n).toSet
+      plan.copy(deleteChangelogs = plan.deleteChangelogs.filter(versions),
+        deleteSnapshots = plan.deleteSnapshots.filter(versions))
+    case None => plan
+  }
+
+  /** Whether `cut` deletes all that `whole` does. */
+  def complete(cut: Plan, whole: Plan): Boolean =
+    cut.deleteChangelogs.size == whole.deleteChangelogs.size && cut.deleteSnapshots.size == whole.deleteSnapshots.size
+
+  /**
    * True once the files of the Spark provider state a store adopted (at `adoptedVersion`) are needed
    * by no retained version: every retained version then builds on a ttlstore snapshot newer than it.
    */

@@ -1,6 +1,9 @@
 package io.ttlstore.config
 
-/** The configuration reference, generated from [[TtlStoreConfig]]; `make docs` writes it to docs/configuration.md. */
+/**
+ * The configuration reference, generated from [[TtlStoreConfig]] and [[SparkStateSettings]]; `make docs`
+ * writes it to docs/configuration.md.
+ */
 object ConfigDocs {
   import TtlStoreConfig.{all, Prefix}
 
@@ -26,7 +29,17 @@ object ConfigDocs {
       "(`stateOperators`) and state metadata: 0, 1, ... in plan order.",
       "",
       "| key | default | scope | allowed | meaning |",
-      "|---|---|---|---|---|") ++ rows).mkString("", "\n", "\n")
+      "|---|---|---|---|---|") ++ rows ++ Seq(
+      "",
+      "## Spark's own state store settings",
+      "",
+      "<!-- Generated from io.ttlstore.config.SparkStateSettings. -->",
+      "",
+      "A query that moves to ttlstore keeps its Spark configuration. Each of Spark " +
+        "4.3's state store settings is honoured by ttlstore, applied by Spark around every provider, always " +
+        "on in ttlstore whatever its value, or about stores and files ttlstore does not have; none is " +
+        "silently ignored. A test keeps this table complete against the Spark on the classpath.",
+      "") ++ SparkStateSettings.markdownTable).mkString("", "\n", "\n")
   }
 
   def main(args: Array[String]): Unit = print(markdownReference)

@@ -21,7 +21,11 @@ final case class TtlStoreSettings(
     upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
     testingClockMs: Option[Long] = None,
     testingNativeFilterResource: Option[String] = None,
-    indexAndFiltersInCache: Boolean = TtlStoreConfig.IndexAndFiltersInCache.default) {
+    indexAndFiltersInCache: Boolean = TtlStoreConfig.IndexAndFiltersInCache.default,
+    /** Spark's autoSnapshotRepair.* settings ([[SparkStateSettings]]). */
+    snapshotRepair: SnapshotRepair = SnapshotRepair.SparkDefault,
+    /** Spark's maxVersionsToDeletePerMaintenance; None: no limit. */
+    maxVersionsToDelete: Option[Int] = None) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -61,7 +65,9 @@ object TtlStoreSettings {
       legacyRowTimestamp = LegacyRowTimestampKey.readFrom(sqlConfs),
       upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
       testingClockMs = TestingClockMs.readFrom(sqlConfs),
-      testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs))
+      testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs),
+      snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
+      maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

@@ -22,6 +22,13 @@ object MigrationErrors {
         "Nothing was changed. Keep this query on its provider, or run it on ttlstore from a new checkpoint " +
         "(in either format) and let it rebuild its state from the source.")
 
+  def rowChecksums(checkpoint: String, key: String): TtlStoreException =
+    error("LEGACY_ROW_CHECKSUMS", "checkpoint" -> checkpoint, "key" -> key)(
+      s"$checkpoint was written with $key=true: Spark's provider stored a checksum inside every key and value " +
+        "of its files, and ttlstore adopts rows without them. Nothing was changed. Keep this query on its " +
+        "provider (Spark fixes the setting for a checkpoint), or run it on ttlstore from a new checkpoint; " +
+        "ttlstore's own files always carry checksums (docs/configuration.md).")
+
   def uncommittedBatch(checkpoint: String, batch: Long): TtlStoreException =
     error("UNCOMMITTED_BATCH", "checkpoint" -> checkpoint, "batch" -> batch)(
       s"batch $batch of $checkpoint has offsets but no commit. After migration it re-runs on ttlstore from " +

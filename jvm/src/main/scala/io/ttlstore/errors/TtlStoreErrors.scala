@@ -4,11 +4,11 @@ package io.ttlstore.errors
 object TtlStoreErrors {
 
   private[errors] def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
-    new TtlStoreException(name, javaParams(params), message)
+    new TtlStoreException(name, ErrorConditions.sqlState(name), javaParams(params), message, null)
 
   private def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(
       message: String): TtlStoreException =
-    new TtlStoreException(name, javaParams(params), message, cause)
+    new TtlStoreException(name, ErrorConditions.sqlState(name), javaParams(params), message, cause)
 
   private def javaParams(params: Seq[(String, Any)]): java.util.Map[String, String] = {
     val out = new java.util.LinkedHashMap[String, String]()
@@ -220,6 +220,17 @@ object TtlStoreErrors {
     error("SNAPSHOT_CORRUPTED", "file" -> file, "version" -> version)(
       s"The snapshot of version $version is unreadable ($detail): $file. " +
         "Restore the file from a backup.")
+
+  def snapshotRepairFailed(file: String, version: Long, snapshot: Long, tried: Seq[Long], maxReplay: Int,
+      cause: Throwable): TtlStoreException =
+    errorWithCause("SNAPSHOT_REPAIR_FAILED", cause, "file" -> file, "version" -> version)(
+      s"The snapshot of version $snapshot failed to load (${cause.getMessage}), and version $version could not " +
+        "be built from an older base instead: " +
+        (if (tried.isEmpty) s"every older base needs more than $maxReplay changelogs " +
+           "(spark.sql.streaming.stateStore.autoSnapshotRepair.maxChangeFileReplay). Raise that setting, or "
+         else
+           s"the bases ${tried.map(b => if (b == 0) "0 (empty)" else b.toString).mkString(", ")} failed to load too. ") +
+        s"Restore $file from a backup.")
 
   def sstMissing(file: String, version: Long): TtlStoreException =
     error("SST_MISSING", "file" -> file, "version" -> version)(

@@ -44,6 +44,9 @@ object CheckpointMigration {
   val BackupDir = "ttlstore-migration"
   private val JoinFormatKey = "spark.sql.streaming.join.stateFormatVersion"
 
+  /** Spark 4.1 and later: a checksum in every key and value of the provider's files, fixed in the offset log. */
+  private val RowChecksumKey = "spark.sql.streaming.stateStore.rowChecksum.enabled"
+
   private final case class Record(batch: Long, from: String, committed: Boolean, migratedAtMs: Long)
 
   def run(checkpoint: String, dryRun: Boolean, rollback: Boolean, force: Boolean, hadoopConf: Configuration)
@@ -134,6 +137,9 @@ object CheckpointMigration {
           s"a stream-stream join with state format " +
             s"${conf(JoinFormatKey)} ($JoinFormatKey), which needs column families; ttlstore serves join state format 2 only.")
       }
+    }
+    if (conf.get(RowChecksumKey).exists(_.trim.equalsIgnoreCase("true"))) {
+      throw MigrationErrors.rowChecksums(checkpoint, RowChecksumKey)
     }
     val written = math.max(conf.get(ConfigKey.SparkCheckpointFormatKey).flatMap(Parse.int).getOrElse(1),
       facts.checkpointFormat())

@@ -63,17 +63,14 @@ final class LocalStore(
   /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
   private var sweepCursor: Option[Array[Byte]] = None
 
-  /**
-   * Where the bounded upgrade at commit resumes (None: at the first legacy key). Legacy rows only
-   * ever leave, so every row before it is gone. Not persisted.
-   */
+  /** Where the bounded upgrade at commit resumes (None: the first legacy key; none is left before it). */
   private var upgradeCursor: Option[Array[Byte]] = None
 
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
 
   /** Checkpoint format v2: the held version's id and lineage, and the id the next commit writes under. */
   private val ids = new CheckpointIds
-  private val loads = new VersionLoads(files, adoptions, ids, this)
+  private val loads = new VersionLoads(files, adoptions, ids, this, settings.snapshotRepair)
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
@@ -145,12 +142,14 @@ final class LocalStore(
   def recorded: Option[TtlRecord] = state.recorded
 
   /**
-   * Makes the local DB hold committed version `version`; returns the changelogs replayed. Under
-   * checkpoint format v2 (`withIds`) the version is the one committed under `checkpointId` (None only
-   * for version 0).
+   * Makes the local DB hold committed version `version`; returns the changelogs replayed. Under format
+   * v2 (`withIds`) the version is the one committed under `checkpointId` (None only for version 0).
    */
   def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String] = None, withIds: Boolean = false): Int =
     loads.load(version, loadEmpty, checkpointId, withIds)
+
+  /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
+  def takeSnapshotsRepaired(): Int = loads.takeRepaired()
 
   /**
    * Makes the local DB hold committed version `endVersion` built from the snapshot of

@@ -16,6 +16,9 @@ object StoreMetrics {
     "ttlstoreLoadLatencyMs", "ttlstore: time to load the state version (ms)")
   val ChangelogsReplayed = StateStoreCustomSumMetric(
     "ttlstoreChangelogsReplayed", "ttlstore: changelog files replayed while loading")
+  val SnapshotsRepaired = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotsRepaired",
+    "ttlstore: loads built from an older snapshot because the newest failed to load (autoSnapshotRepair)")
   val SnapshotsUploaded = StateStoreCustomSumMetric(
     "ttlstoreSnapshotsUploaded", "ttlstore: snapshots uploaded by maintenance")
   val SnapshotUploadLatencyMs = StateStoreCustomTimingMetric(
@@ -56,7 +59,7 @@ object StoreMetrics {
     "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
 
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
-    ChangelogsReplayed, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
+    ChangelogsReplayed, SnapshotsRepaired, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit)
@@ -74,6 +77,7 @@ object StoreMetrics {
     ChangelogBytes -> commit.changelogBytes,
     LoadLatencyMs -> load.latencyMs,
     ChangelogsReplayed -> load.changelogsReplayed.toLong,
+    SnapshotsRepaired -> load.snapshotsRepaired.toLong,
     SnapshotsUploaded -> commit.uploads.count,
     SnapshotUploadLatencyMs -> commit.uploads.latencyMs,
     SnapshotBytesUploaded -> commit.uploads.bytes,

@@ -5,11 +5,22 @@ import io.ttlstore.checkpoint.SnapshotUploader
 // What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
 // rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
 
-/** How long the load of a version took and how many changelogs it replayed. */
-final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int)
+/**
+ * How long the load of `version` took, how many changelogs it replayed, and whether it was built
+ * around a snapshot that failed to load (autoSnapshotRepair).
+ */
+final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int, snapshotsRepaired: Int = 0, version: Long = -1L)
 
 object LoadFigures {
   val Zero: LoadFigures = LoadFigures(0L, 0)
+
+  /**
+   * What a version reports after `load`: Spark may ask for the version just loaded again (a read
+   * store, then a write store), and that finds it built: the figures stay those of the load that built it.
+   */
+  def after(previous: LoadFigures, load: LoadFigures): LoadFigures =
+    if (load.changelogsReplayed == 0 && load.snapshotsRepaired == 0 && load.version == previous.version) previous
+    else load
 }
 
 /** What a commit did, and the snapshot uploads maintenance finished since the previous commit. */

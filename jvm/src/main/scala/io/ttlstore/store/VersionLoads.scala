@@ -1,6 +1,12 @@
 package io.ttlstore.store
 
-import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, LineageItem, VersionChain, VersionFile}
+import scala.util.Try
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+
+import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, LineageItem, Listing, VersionChain, VersionFile}
+import io.ttlstore.config.SnapshotRepair
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.LegacySource
 
@@ -32,13 +38,23 @@ private[store] trait LoadTarget {
  * empty state, or the adopted state of Spark's provider), which changelogs to replay and, under
  * checkpoint format v2, under which checkpoint ids; and when the copy it holds already serves.
  *
- * Format v1: the newest snapshot at or below v, then the changelogs after it ([[VersionChain]]).
+ * Format v1: the newest snapshot at or below v, then the changelogs after it ([[VersionChain]]); a
+ * snapshot that fails to load is repaired around as Spark's settings ask ([[SnapshotRepair]]).
  * Format v2: the lineage of (v, id) back to the newest snapshot in it ([[LineageFiles]]); a copy
  * that holds another attempt's version is restored, never replayed onto.
  */
 private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adoptions, ids: CheckpointIds,
-    target: LoadTarget) {
+    target: LoadTarget, repair: SnapshotRepair) extends Logging {
   private val lineages = new LineageFiles(files)
+
+  /** How many loads were repaired around a snapshot that failed to load, since the previous call. */
+  private var repaired = 0
+
+  def takeRepaired(): Int = {
+    val n = repaired
+    repaired = 0
+    n
+  }
 
   /** The changelogs of the version after the loaded one that the last load found (earlier attempts). */
   private var nextVersionFiles = Seq.empty[VersionFile]
@@ -74,12 +90,54 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
       val base = snapshot.orElse(adopted.map(_._1.version)).getOrElse(0L)
       val from =
         if (target.isOpen && target.version >= base && target.version < version) target.version
-        else {
-          target.restore(snapshot.map(VersionFile(_, None)))
-          if (snapshot.isEmpty) adopted.foreach { case (record, source) => target.adopt(record, source) }
-          base
-        }
+        else restoreBase(version, snapshot, adopted, listing)
       target.replayUpTo(from, version, _ => None)
+    }
+  }
+
+  /**
+   * Restores the base of `version`: `snapshot`, or below every snapshot the adopted state or the
+   * empty one; returns its version. A snapshot that fails [[SnapshotRepair.attemptsBeforeRepair]]
+   * times is given up for the older bases [[SnapshotRepair.fallbacks]] allows, newest first.
+   */
+  private def restoreBase(version: Long, snapshot: Option[Long], adopted: Option[(AdoptionRecord, LegacySource)],
+      listing: Listing): Long = {
+    val floor = adopted.map(_._1.version).getOrElse(0L)
+    def restoreAt(base: Long): Long = {
+      if (base > floor) target.restore(Some(VersionFile(base, None)))
+      else {
+        target.restore(None)
+        adopted.foreach { case (record, source) => target.adopt(record, source) }
+      }
+      base
+    }
+    snapshot match {
+      case None => restoreAt(floor)
+      case Some(s) =>
+        var failure: Throwable = null
+        var attempt = 0
+        while (attempt < math.max(1, repair.attemptsBeforeRepair)) {
+          attempt += 1
+          try return restoreAt(s)
+          catch { case NonFatal(e) => failure = e }
+        }
+        if (!repair.enabled) throw failure
+        def fallbacks(r: SnapshotRepair) =
+          r.fallbacks(version, s, listing.snapshotsWithoutIds, floor, v => listing.hasChangelog(v, None))
+        val bases = fallbacks(repair)
+        // Nothing older to build from at all: the snapshot's own error names what to restore.
+        if (bases.isEmpty && fallbacks(repair.copy(maxChangelogReplay = Int.MaxValue)).isEmpty) throw failure
+        bases.iterator.map(base => Try(restoreAt(base)).toOption).collectFirst { case Some(base) => base } match {
+          case Some(base) =>
+            repaired += 1
+            logWarning(s"The snapshot of version $s (${files.snapshotPath(s, None)}) failed to load; built " +
+              s"version $version from ${if (base == 0) "the empty state" else s"version $base"} and the " +
+              s"changelogs after it instead (autoSnapshotRepair): ${failure.getMessage}")
+            base
+          case None =>
+            throw TtlStoreErrors.snapshotRepairFailed(files.snapshotPath(s, None).toString, version, s, bases,
+              repair.maxChangelogReplay, failure)
+        }
     }
   }
 
