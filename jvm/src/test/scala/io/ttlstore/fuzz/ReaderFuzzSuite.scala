@@ -44,6 +44,7 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val AllocationLimit = 256L << 20
 
   private val RocksDbProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
   /**
    * Without Spark's autoSnapshotRepair, which would build a version around a damaged snapshot from
    * the changelogs and so never show the snapshot's reader the damage.
