@@ -35,6 +35,7 @@ from conftest import (
     core_params,
     run_rounds,
     running_line_at_least,
+    unload_state_stores,
 )
 
 pytestmark = pytest.mark.skipif(not HAS_FORMAT_V2, reason=NOT_IN_SPARK_3_5)
@@ -258,3 +259,28 @@ def test_under_format_v2_retention_deletes_old_versions_and_keeps_the_retained_o
     with v2_session(spark):
         for batch_id in range(last - 2, last + 1):
             assert read(spark, run.checkpoint, batchId=batch_id).count() == 5 * min(batch_id + 1, len(rounds))
+
+
+def test_under_format_v2_a_damaged_snapshot_is_repaired_around_as_spark_s_autosnapshotrepair_asks(
+    spark: SparkSession, tmp_path: Path
+):
+    """The newest snapshot of a store damaged: the restart walks its lineage back to an older snapshot
+    (or the empty state) and replays the changelogs after it; the duplicates it drops show the state."""
+    conf = {**V2, "spark.sql.streaming.stateStore.minDeltasForSnapshot": "2"}
+    dedup = lambda s: s.dropDuplicates(["key"])  # noqa: E731
+    rounds = [rows(*(f"k{r}-{i}" for i in range(3))) for r in range(5)]
+    run = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, dedup, rounds, "append", extra_conf=conf)
+    assert run.checkpoint is not None
+    deadline = time.monotonic() + 60  # maintenance (every second here) uploads the snapshots
+    while not list((run.checkpoint / "state").rglob("ttlstore/*.snapshot")):
+        assert time.monotonic() < deadline, "no snapshot uploaded"
+        time.sleep(0.5)
+    unload_state_stores(spark)
+    newest = max((run.checkpoint / "state").rglob("ttlstore/*.snapshot"), key=lambda p: int(p.name.split("_")[0]))
+    newest.write_bytes(newest.read_bytes()[:10])
+
+    after = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, dedup, [rows(*(f"k{r}-0" for r in range(5)), "new")],
+                       "append", extra_conf=conf, first_round=len(rounds))
+    assert [r["key"] for r in after.outputs[0]] == ["new"]
+    assert after.last_progress is not None
+    assert after.last_progress["stateOperators"][0]["customMetrics"]["ttlstoreSnapshotsRepaired"] >= 1

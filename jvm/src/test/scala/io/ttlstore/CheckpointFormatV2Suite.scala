@@ -38,6 +38,16 @@ class CheckpointFormatV2Suite extends AnyFunSuite {
     finally store.release()
   }
 
+  /** Commits versions 1 to `n` (key k<v-1> each), maintenance after each; returns their checkpoint ids. */
+  private def commitWithMaintenance(p: StateStoreProvider, n: Int): IndexedSeq[Option[String]] = {
+    var id: Option[String] = None
+    (0 until n).map { v =>
+      id = commit(p, v, id, (s"k$v", 0) -> Some(v.toLong)).stateStoreCkptId
+      p.doMaintenance()
+      id
+    }
+  }
+
   private def ttlFiles(dir: File): Seq[String] =
     Option(new File(dir, s"0/0/${CheckpointFiles.DirName}").list()).toSeq.flatten.filter(_.endsWith(".changelog")).sorted
 
@@ -105,16 +115,32 @@ class CheckpointFormatV2Suite extends AnyFunSuite {
     }
   }
 
+  test("a damaged snapshot is repaired around with an older snapshot of the lineage, walked back by the changelogs") {
+    withTempDir { dir =>
+      // minDeltasForSnapshot is 3: versions 3 and 6 are snapshotted, uploaded by maintenance.
+      val ids = withProvider(provider(dir))(p => commitWithMaintenance(p, 8))
+      val folder = new File(dir, s"0/0/${CheckpointFiles.DirName}")
+      val newest = folder.listFiles().filter(_.getName.startsWith("6_")).filter(_.getName.endsWith(".snapshot")).head
+      assert(folder.list().exists(n => n.startsWith("3_") && n.endsWith(".snapshot")))
+      val f = new java.io.RandomAccessFile(newest, "rw")
+      try f.setLength(10)
+      finally f.close()
+      withProvider(provider(dir)) { p =>
+        val store = p.getStore(8, ids(7))
+        assert(contents(store) == (0 until 8).map(v => (s"k$v", 0) -> v.toLong).toMap)
+        assert(store.metrics.customMetrics(io.ttlstore.store.StoreMetrics.SnapshotsRepaired) == 1L)
+        store.abort()
+      }
+      val off = newProvider(TtlProvider, dir,
+        storeConf(V2, "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled" -> "false"))
+      val e = withProvider(off)(p => intercept[TtlStoreException](p.getStore(8, ids(7))))
+      assert(e.errorName == "SNAPSHOT_CORRUPTED" && e.getMessage.contains(newest.getName))
+    }
+  }
+
   test("Spark's state reader replays a version from a snapshot of its lineage by checkpoint ids") {
     withTempDir { dir =>
-      val ids = withProvider(provider(dir)) { p =>
-        var id: Option[String] = None
-        (0 until 5).map { v =>
-          id = commit(p, v, id, (s"k$v", 0) -> Some(v.toLong)).stateStoreCkptId
-          p.doMaintenance()
-          id
-        }
-      }
+      val ids = withProvider(provider(dir))(p => commitWithMaintenance(p, 5))
       withProvider(provider(dir).asInstanceOf[TtlStateStoreProvider]) { p =>
         // Version 5 replayed from the snapshot of version 3 (snapshotStartBatchId = 2).
         val store = p.replayStateFromSnapshot(3, 5, readOnly = true, ids(2), ids(4))

@@ -91,12 +91,11 @@ object SparkStateSettings {
       "The same; refused by name on Spark 3.5 (CHECKPOINT_FORMAT_V2_NOT_IN_SPARK).", "tests/test_checkpoint_v2.py"),
     SparkStateSetting(AutoSnapshotRepairEnabled, "true", Honoured,
       "A snapshot that fails to load is skipped for an older one (or the empty state) plus changelogs.",
-      "The same under checkpoint format 1, with the metric ttlstoreSnapshotsRepaired. Under format 2 a " +
-        "changelog's lineage reaches back only to the snapshot it was built on, so a damaged snapshot " +
-        "fails the load naming it (SNAPSHOT_CORRUPTED) whatever the setting.",
-      "tests/test_damage_matrix.py, TtlStateStoreProviderSuite"),
+      "The same, with the metric ttlstoreSnapshotsRepaired; under checkpoint format 2 the older snapshot is " +
+        "one of the version's lineage, walked back through the lineage each changelog records.",
+      "tests/test_damage_matrix.py, tests/test_checkpoint_v2.py, TtlStateStoreProviderSuite"),
     SparkStateSetting(AutoSnapshotRepairFailures, "1", Honoured,
-      "How often the newest snapshot is tried before older ones are.", "The same.", "TtlStateStoreProviderSuite"),
+      "How often the newest snapshot is tried before older ones are.", "The same.", "tests/test_spark_settings.py"),
     SparkStateSetting(AutoSnapshotRepairMaxReplay, "500", Honoured,
       "The most change files a repaired load replays; more fails the load.",
       "The same; the load fails with SNAPSHOT_REPAIR_FAILED naming the snapshot and the bases tried.",

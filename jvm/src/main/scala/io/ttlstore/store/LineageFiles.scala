@@ -71,6 +71,6 @@ final class LineageFiles(files: CheckpointFiles) {
   def idMissing(version: Long): TtlStoreException =
     TtlStoreErrors.checkpointIdMissing(dir, version, org.apache.spark.SPARK_VERSION)
 
-  private def broken(item: LineageItem, why: String): TtlStoreException =
+  private[store] def broken(item: LineageItem, why: String): TtlStoreException =
     TtlStoreErrors.checkpointLineageBroken(dir, item.version, Some(item.id), why)
 }

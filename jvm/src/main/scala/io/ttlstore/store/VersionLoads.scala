@@ -97,8 +97,7 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
 
   /**
    * Restores the base of `version`: `snapshot`, or below every snapshot the adopted state or the
-   * empty one; returns its version. A snapshot that fails [[SnapshotRepair.attemptsBeforeRepair]]
-   * times is given up for the older bases [[SnapshotRepair.fallbacks]] allows, newest first.
+   * empty one; returns its version.
    */
   private def restoreBase(version: Long, snapshot: Option[Long], adopted: Option[(AdoptionRecord, LegacySource)],
       listing: Listing): Long = {
@@ -114,30 +113,40 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
     snapshot match {
       case None => restoreAt(floor)
       case Some(s) =>
-        var failure: Throwable = null
-        var attempt = 0
-        while (attempt < math.max(1, repair.attemptsBeforeRepair)) {
-          attempt += 1
-          try return restoreAt(s)
-          catch { case NonFatal(e) => failure = e }
-        }
-        if (!repair.enabled) throw failure
-        def fallbacks(r: SnapshotRepair) =
+        val older = (r: SnapshotRepair) =>
           r.fallbacks(version, s, listing.snapshotsWithoutIds, floor, v => listing.hasChangelog(v, None))
-        val bases = fallbacks(repair)
-        // Nothing older to build from at all: the snapshot's own error names what to restore.
-        if (bases.isEmpty && fallbacks(repair.copy(maxChangelogReplay = Int.MaxValue)).isEmpty) throw failure
-        bases.iterator.map(base => Try(restoreAt(base)).toOption).collectFirst { case Some(base) => base } match {
-          case Some(base) =>
-            repaired += 1
-            logWarning(s"The snapshot of version $s (${files.snapshotPath(s, None)}) failed to load; built " +
-              s"version $version from ${if (base == 0) "the empty state" else s"version $base"} and the " +
-              s"changelogs after it instead (autoSnapshotRepair): ${failure.getMessage}")
-            base
-          case None =>
-            throw TtlStoreErrors.snapshotRepairFailed(files.snapshotPath(s, None).toString, version, s, bases,
-              repair.maxChangelogReplay, failure)
-        }
+        repairing(version, VersionFile(s, None), older)(restoreAt)
+    }
+  }
+
+  /**
+   * `restore(snapshot)`, or, once it failed [[SnapshotRepair.attemptsBeforeRepair]] times, `restore`
+   * of the first of the older bases `older` lists that loads, newest first ([[SnapshotRepair]]).
+   */
+  private def repairing[T](version: Long, snapshot: VersionFile, older: SnapshotRepair => Seq[Long])(
+      restore: Long => T): T = {
+    var failure: Throwable = null
+    var attempt = 0
+    while (attempt < math.max(1, repair.attemptsBeforeRepair)) {
+      attempt += 1
+      try return restore(snapshot.version)
+      catch { case NonFatal(e) => failure = e }
+    }
+    if (!repair.enabled) throw failure
+    val bases = older(repair)
+    // Nothing older to build from at all: the snapshot's own error names what to restore.
+    if (bases.isEmpty && older(repair.copy(maxChangelogReplay = Int.MaxValue)).isEmpty) throw failure
+    val path = files.snapshotPath(snapshot.version, snapshot.id)
+    bases.iterator.map(b => Try(b -> restore(b)).toOption).collectFirst { case Some(built) => built } match {
+      case Some((base, built)) =>
+        repaired += 1
+        logWarning(s"The snapshot of version ${snapshot.version} ($path) failed to load; built version $version " +
+          s"from ${if (base == 0) "the empty state" else s"version $base"} and the changelogs after it instead " +
+          s"(autoSnapshotRepair): ${failure.getMessage}")
+        built
+      case None =>
+        throw TtlStoreErrors.snapshotRepairFailed(path.toString, version, snapshot.version, bases,
+          repair.maxChangelogReplay, failure)
     }
   }
 
@@ -169,16 +178,43 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
     // The copy may hold a version of this lineage at or after its base: replay only what follows.
     val held = target.isOpen && target.version >= baseVersion &&
       fromBase.exists(i => ids.holds(i.version, Some(i.id), target.version))
-    val from =
-      if (held) target.version
-      else {
-        target.restore(base.map(b => VersionFile(b.version, Some(b.id))))
-        baseVersion
-      }
-    val idOf = fromBase.map(i => i.version -> i.id).toMap
+    val (from, lineage) =
+      if (held) (target.version, fromBase)
+      else base.fold { target.restore(None); (0L, fromBase) }(b => restoreWithIds(version, b, fromBase, listing))
+    val idOf = lineage.map(i => i.version -> i.id).toMap
     val replayed = target.replayUpTo(from, version, v => idOf.get(v))
-    ids.loadedAt(fromBase)
+    ids.loadedAt(lineage)
     replayed
+  }
+
+  /**
+   * Restores snapshot `base` of (version, id)'s lineage `fromBase`; returns where replay starts and the
+   * lineage from there. Repaired around as in format v1, with an older snapshot of the same lineage
+   * (a changelog records its lineage back to its own base only, so the lineage is walked back through
+   * the changelogs' records) or the empty state.
+   */
+  private def restoreWithIds(version: Long, base: LineageItem, fromBase: Vector[LineageItem], listing: Listing)
+      : (Long, Vector[LineageItem]) = {
+    val end = fromBase.last
+    val older = (r: SnapshotRepair) =>
+      r.fallbacks(version, base.version, listing.snapshotFiles.filter(_.id.isDefined).map(_.version), 0L,
+        v => listing.changelogFiles.exists(_.version == v))
+    repairing(version, VersionFile(base.version, Some(base.id)), older) { v =>
+      if (v == base.version) {
+        target.restore(Some(VersionFile(v, Some(base.id))))
+        (v, fromBase)
+      } else if (v == 0) {
+        val walked = lineages.between(VersionFile(1L, None), end)
+        target.restore(None)
+        (0L, walked)
+      } else {
+        val onLineage = listing.snapshotFiles.iterator.filter(f => f.version == v && f.id.isDefined)
+          .map(f => Try(f -> lineages.between(f, end)).toOption).collectFirst { case Some(found) => found }
+        val (snapshot, walked) = onLineage.getOrElse(throw lineages.broken(end, s"no snapshot of version $v is in it"))
+        target.restore(Some(snapshot))
+        (v, walked)
+      }
+    }
   }
 
   /**
