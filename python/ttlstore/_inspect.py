@@ -57,14 +57,14 @@ def inspect_checkpoint(
     operator and store: partitions, retained versions, rows, expired rows still stored, legacy rows,
     bytes on disk, the TTL settings recorded with the latest version and ttlstore's format version.
 
-    :param scan: rebuild each store's latest version in a temporary directory to count rows,
-        expired rows and legacy rows exactly; without it, rows come from the latest version's
-        record and expired and legacy rows are ``None``.
-    :param progress: called after each store partition with (done, total).
     Over Spark Connect the client has no JVM of the session's: the checkpoint is read as
     :func:`inspect_checkpoint_offline` reads it, from this machine, with the session's ``spark.hadoop.*``
     settings; a checkpoint only the server can reach is inspected there with ``ttlstore inspect``.
 
+    :param scan: rebuild each store's latest version in a temporary directory to count rows,
+        expired rows and legacy rows exactly; without it, rows come from the latest version's
+        record and expired and legacy rows are ``None``.
+    :param progress: called after each store partition with (done, total).
     :raises InspectError: when ``checkpoint`` is not a streaming checkpoint, or a file is damaged.
     """
     path = os.fspath(checkpoint)
