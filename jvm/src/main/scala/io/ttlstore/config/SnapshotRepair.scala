@@ -2,7 +2,7 @@ package io.ttlstore.config
 
 /**
  * Spark's automatic snapshot repair (`spark.sql.streaming.stateStore.autoSnapshotRepair.*`, Spark
- * 4.1 and later, on by default), as ttlstore applies it: a version whose newest snapshot fails to
+ * 4.2 and later, on by default), as ttlstore applies it: a version whose newest snapshot fails to
  * load `attemptsBeforeRepair` times in a row is built from an older base instead, an older snapshot
  * or the state below every snapshot (the empty state, or the adopted state of Spark's provider),
  * plus the changelogs after it. The changelogs are the record of every commit, so the version built
@@ -35,6 +35,6 @@ object SnapshotRepair {
   /** Spark 4.3's defaults: on, after one failure, replaying at most 500 changelogs. */
   val SparkDefault: SnapshotRepair = SnapshotRepair(enabled = true, attemptsBeforeRepair = 1, maxChangelogReplay = 500)
 
-  /** No repair: a snapshot that fails to load fails the load (Spark before 4.1). */
+  /** No repair: a snapshot that fails to load fails the load (Spark before 4.2). */
   val Off: SnapshotRepair = SnapshotRepair(enabled = false, attemptsBeforeRepair = 1, maxChangelogReplay = 0)
 }

@@ -46,6 +46,9 @@ object SparkStateSettings {
   val AutoSnapshotRepairMaxReplay: String = P + "autoSnapshotRepair.maxChangeFileReplay"
   val MaxVersionsToDeletePerMaintenance: String = P + "maxVersionsToDeletePerMaintenance"
 
+  /** Spark 4.2 and later: a checksum in every key and value of its providers' files, fixed in the offset log. */
+  val RowChecksumEnabled: String = P + "rowChecksum.enabled"
+
   /** Keys of Spark's RocksDB provider alone; ttlstore has its own settings for what they tune. */
   val RocksDbProviderPrefix: String = P + "rocksdb."
 
@@ -100,7 +103,7 @@ object SparkStateSettings {
       "The most change files a repaired load replays; more fails the load.",
       "The same; the load fails with SNAPSHOT_REPAIR_FAILED naming the snapshot and the bases tried.",
       "TtlStateStoreProviderSuite"),
-    SparkStateSetting(P + "rowChecksum.enabled", "false", AlwaysOn,
+    SparkStateSetting(RowChecksumEnabled, "false", AlwaysOn,
       "Both providers store a checksum with each key and value and verify it when loading from the " +
         "checkpoint; fixed for a checkpoint in its offset log.",
       crcs + " A row's timestamp lies inside its checksummed bytes; the native filter reads rows " +

@@ -8,7 +8,7 @@ import org.json4s.{DefaultFormats, Formats, JObject, JString}
 import org.json4s.jackson.{JsonMethods, Serialization}
 
 import io.ttlstore.compat.Parse
-import io.ttlstore.config.ConfigKey
+import io.ttlstore.config.{ConfigKey, SparkStateSettings}
 import io.ttlstore.errors.{MigrationErrors, TtlStoreErrors}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
@@ -43,9 +43,6 @@ object CheckpointMigration {
   /** Where migrate keeps its backup and record, inside the checkpoint (Spark ignores the directory). */
   val BackupDir = "ttlstore-migration"
   private val JoinFormatKey = "spark.sql.streaming.join.stateFormatVersion"
-
-  /** Spark 4.1 and later: a checksum in every key and value of the provider's files, fixed in the offset log. */
-  private val RowChecksumKey = "spark.sql.streaming.stateStore.rowChecksum.enabled"
 
   private final case class Record(batch: Long, from: String, committed: Boolean, migratedAtMs: Long)
 
@@ -138,8 +135,8 @@ object CheckpointMigration {
             s"${conf(JoinFormatKey)} ($JoinFormatKey), which needs column families; ttlstore serves join state format 2 only.")
       }
     }
-    if (conf.get(RowChecksumKey).exists(_.trim.equalsIgnoreCase("true"))) {
-      throw MigrationErrors.rowChecksums(checkpoint, RowChecksumKey)
+    if (conf.get(SparkStateSettings.RowChecksumEnabled).exists(_.trim.equalsIgnoreCase("true"))) {
+      throw MigrationErrors.rowChecksums(checkpoint, SparkStateSettings.RowChecksumEnabled)
     }
     val written = math.max(conf.get(ConfigKey.SparkCheckpointFormatKey).flatMap(Parse.int).getOrElse(1),
       facts.checkpointFormat())
