@@ -57,14 +57,18 @@ object StoreFixtures {
       spec: KeyStateEncoderSpec = NoPrefixKeyStateEncoderSpec(keySchema),
       partition: Int = 0,
       storeName: String = StateStoreId.DEFAULT_STORE_NAME,
-      operatorId: Long = 0L): StateStoreProvider = {
+      operatorId: Long = 0L,
+      /** The checkpoint's location when not `checkpoint` itself (another file system's URI of it). */
+      location: Option[String] = None,
+      hadoop: Configuration = new Configuration()): StateStoreProvider = {
     val provider = Class.forName(className).getDeclaredConstructor().newInstance()
       .asInstanceOf[StateStoreProvider]
-    val hadoopConf = new Configuration()
+    val hadoopConf = new Configuration(hadoop)
     // Spark's HDFS provider insists on the streaming query's run id, as a running query sets it.
     hadoopConf.set(org.apache.spark.sql.execution.streaming.runtime.StreamExecution.RUN_ID_KEY,
       java.util.UUID.randomUUID().toString)
-    provider.init(StateStoreId(checkpoint.getAbsolutePath, operatorId, partition, storeName), keySchema,
+    provider.init(StateStoreId(location.getOrElse(checkpoint.getAbsolutePath), operatorId, partition, storeName),
+      keySchema,
       valueSchema, spec, useColumnFamilies = false, conf, hadoopConf,
       useMultipleValuesPerKey = false, stateSchemaProvider = None)
     provider

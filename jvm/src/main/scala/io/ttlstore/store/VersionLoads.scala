@@ -59,12 +59,42 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
   /** The changelogs of the version after the loaded one that the last load found (earlier attempts). */
   private var nextVersionFiles = Seq.empty[VersionFile]
 
-  def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String], withIds: Boolean): Int =
-    if (withIds) loadWithId(version, checkpointId, loadEmpty)
-    else {
-      ids.clear()
-      loadWithoutId(version, loadEmpty)
+  /** The listing the running load planned from. */
+  private var listed: Option[Listing] = None
+
+  /**
+   * Loads `version`; once more from a new listing if the load failed after the checkpoint changed
+   * under it. Another instance of the store (a stopped query's, still loaded, or another executor's)
+   * may upload a newer snapshot and delete the files older than it between this load's listing and
+   * its replay: everything retained still loads, from that snapshot.
+   */
+  def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String], withIds: Boolean): Int = {
+    def attempt(): Int =
+      if (withIds) loadWithId(version, checkpointId, loadEmpty)
+      else {
+        ids.clear()
+        loadWithoutId(version, loadEmpty)
+      }
+    listed = None
+    try attempt()
+    catch {
+      case NonFatal(e) if listed.exists(changedSince) =>
+        logInfo(s"The checkpoint ${files.root} changed while version $version loaded (files it listed were " +
+          s"deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
+        attempt()
     }
+  }
+
+  private def changedSince(before: Listing): Boolean = {
+    val now = files.listing()
+    now.snapshotFiles != before.snapshotFiles || now.changelogFiles != before.changelogFiles
+  }
+
+  private def listing(): Listing = {
+    val l = files.listing()
+    listed = Some(l)
+    l
+  }
 
   private def loadWithoutId(version: Long, loadEmpty: Boolean): Int = {
     if (target.isOpen && version == target.version && !loadEmpty) return 0
@@ -75,7 +105,7 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
       target.emptyAt(version)
       0
     } else {
-      val listing = files.listing()
+      val listing = this.listing()
       nextVersionFiles = listing.changelogFiles.filter(_.version == version + 1).toSeq
       val adopted = adoptions.baseFor(version, listing)
       if (version > 0 && adopted.isEmpty && !listing.hasChangelog(version, None) &&
@@ -171,7 +201,7 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
       ids.loadedAt(Vector.empty)
       return replayed
     }
-    val listing = files.listing()
+    val listing = this.listing()
     nextVersionFiles = listing.changelogFiles.filter(_.version == version + 1).toSeq
     val (base, fromBase) = lineages.plan(version, checkpointId, listing)
     val baseVersion = base.fold(0L)(_.version)

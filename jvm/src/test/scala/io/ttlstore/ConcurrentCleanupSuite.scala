@@ -1,0 +1,77 @@
+package io.ttlstore
+
+import java.io.File
+
+import org.apache.spark.sql.execution.streaming.state._
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.StoreFixtures._
+import io.ttlstore.checkpoint.CheckpointFiles
+
+/**
+ * Two instances of one store in one checkpoint: a stopped query's, still loaded, whose maintenance
+ * uploads a newer snapshot and deletes what no retained version needs, and a restarted query's,
+ * loading the latest version meanwhile. The cleanup may delete the changelogs the load listed; the
+ * load then loads from the newer snapshot, as every retained version can.
+ */
+class ConcurrentCleanupSuite extends AnyFunSuite {
+  private def conf(settings: (String, String)*): StateStoreConf = storeConf(
+    Seq("spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "2", "spark.sql.streaming.minBatchesToRetain" -> "1")
+      ++ settings: _*)
+
+  private def instance(dir: File, settings: (String, String)*): StateStoreProvider =
+    newProvider(TtlProvider, dir, conf(settings: _*), location = Some(HookedFileSystem.location(dir)),
+      hadoop = HookedFileSystem.conf)
+
+  private def changelogs(dir: File): Seq[String] =
+    Option(new File(dir, s"0/0/${CheckpointFiles.DirName}").list()).toSeq.flatten.filter(_.endsWith(".changelog"))
+
+  private val expected = (0 until 7).map(v => (s"k$v", 0) -> v.toLong).toMap
+
+  /** Commits versions 1 to 7 (key k<v-1> each) with ids when `v2`; maintenance after version 2 only. */
+  private def commitSeven(p: StateStoreProvider, v2: Boolean): Option[String] =
+    (0 until 7).foldLeft(Option.empty[String]) { (id, v) =>
+      val store = if (v2) p.getStore(v.toLong, id) else p.getStore(v.toLong)
+      store.put(key(s"k$v"), value(v.toLong))
+      store.commit()
+      if (v + 1 == 2) p.doMaintenance()
+      store.getStateStoreCheckpointInfo().stateStoreCkptId
+    }
+
+  /** The first file the restarted instance's replay opens: version 3's changelog. */
+  private val firstChangelog = (name: String) => name.startsWith("3") && name.endsWith(".changelog")
+
+  private def loadsWhileTheOtherCleansUp(
+      v2: Boolean, opening: String => Boolean, settings: (String, String)*): Unit = withTempDir { dir =>
+    withProvider(instance(dir, settings: _*)) { stopped =>
+      val last = commitSeven(stopped, v2)
+      assert(changelogs(dir).exists(_.startsWith("3")), changelogs(dir))
+      withProvider(instance(dir, settings: _*)) { restarted =>
+        val before = HookedFileSystem.fired
+        // Between the restarted instance's listing and its opening of a file it listed, the stopped
+        // one's maintenance uploads the snapshot of version 6 and deletes everything older.
+        HookedFileSystem.once(p => opening(p.getName)) {
+          stopped.doMaintenance()
+        }
+        val store = if (v2) restarted.getReadStore(7, last) else restarted.getReadStore(7)
+        try assert(contents(store) == expected)
+        finally store.release()
+        assert(HookedFileSystem.fired == before + 1)
+        assert(!changelogs(dir).exists(_.startsWith("3")), changelogs(dir))
+      }
+    }
+  }
+
+  test("a load whose listed changelogs another instance's cleanup deleted loads from the newer snapshot") {
+    loadsWhileTheOtherCleansUp(v2 = false, firstChangelog)
+  }
+
+  test("a load whose listed snapshot another instance's cleanup deleted loads from the newer snapshot") {
+    loadsWhileTheOtherCleansUp(v2 = false, _ == "2.snapshot")
+  }
+
+  test("under checkpoint format v2, such a load walks its lineage to the newer snapshot") {
+    loadsWhileTheOtherCleansUp(v2 = true, firstChangelog,
+      "spark.sql.streaming.stateStore.checkpointFormatVersion" -> "2")
+  }
+}

@@ -1,0 +1,56 @@
+package io.ttlstore
+
+import java.net.URI
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.function.Consumer
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FSDataInputStream, Path, RawLocalFileSystem}
+
+/**
+ * The local file system under the scheme `hooked://`, which runs a test's hook just before it opens
+ * a file: the test steps in between a reader's listing and its reads, as another process would.
+ */
+final class HookedFileSystem extends RawLocalFileSystem {
+  override def getUri: URI = URI.create("hooked:///")
+  override def getScheme: String = "hooked"
+
+  override def open(f: Path, bufferSize: Int): FSDataInputStream = {
+    // Hadoop may load this class in another class loader than the test's: the hook is found
+    // through the JVM's system properties, as a plain Java interface.
+    System.getProperties.get(HookedFileSystem.Key) match {
+      case hook: Consumer[Path @unchecked] => hook.accept(f)
+      case _ =>
+    }
+    super.open(f, bufferSize)
+  }
+}
+
+object HookedFileSystem {
+  private val Key = "io.ttlstore.test.hookedFileSystem"
+  private val firedCount = new AtomicInteger
+
+  /** A Hadoop configuration that serves `hooked://` by this file system. */
+  def conf: Configuration = {
+    val c = new Configuration()
+    c.set("fs.hooked.impl", classOf[HookedFileSystem].getName)
+    c.setBoolean("fs.hooked.impl.disable.cache", true)
+    c
+  }
+
+  /** `dir` as a `hooked://` location. */
+  def location(dir: java.io.File): String = s"hooked://${dir.getAbsolutePath}"
+
+  /** Runs `body` once, before the first open of a file that `matching` accepts. */
+  def once(matching: Path => Boolean)(body: => Unit): Unit = {
+    lazy val hook: Consumer[Path] = (f: Path) =>
+      if (matching(f) && System.getProperties.remove(Key, hook)) {
+        firedCount.incrementAndGet()
+        body
+      }
+    System.getProperties.put(Key, hook)
+  }
+
+  /** How often a hook ran since the JVM started. */
+  def fired: Int = firedCount.get
+}
