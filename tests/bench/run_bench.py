@@ -14,7 +14,12 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 - executorloss: recovery from a killed executor on local-cluster (tests/bench/executor_loss.py);
 - repartition: offline repartition of 1M keys, 4 -> 8 partitions, against Spark's own (tests/bench/repartition_time.py);
 - ttlcost: TTL on (nothing expiring) against TTL off, the same query twice in one JVM fed batch by
-  batch in turn, over several JVMs, with the pairs' spread (tests/bench/ttl_cost.py).
+  batch in turn, over several JVMs, with the pairs' spread (tests/bench/ttl_cost.py);
+- writepath: aggregation, dropDuplicates and a mixed workload on all five providers, interleaved,
+  against a stateless ceiling, at 2 and 8 shuffle partitions (tests/bench/write_path.py).
+
+`make bench` runs every workload but aggregation and dropDuplicates, which the write path runs
+(they stay for `make bench-line`).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -42,6 +47,7 @@ import latency
 import pyspark
 import repartition_time
 import ttl_cost
+import write_path
 
 from ttlstore._lines import SPARK_LINES, installed_line
 
@@ -79,9 +85,10 @@ PROVIDERS = {
                     {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}),
 }
 WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "repartition",
-             "ttlcost")
+             "ttlcost", "writepath")
+DEFAULT_WORKLOADS = tuple(w for w in WORKLOADS if w not in ("aggregation", "dropDuplicates"))
 # Workloads with their own runner and result file (bench-output/<name>.json).
-SEPARATE = ("ladder", "memory", "latency", "executorloss", "repartition", "ttlcost")
+SEPARATE = ("ladder", "memory", "latency", "executorloss", "repartition", "ttlcost", "writepath")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
 CHURN_ONLY = ("ttlstore-sweep",)
 LATENCY_ONLY = ("rocksdb-changelog-v2", "ttlstore-v2")
@@ -227,15 +234,20 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
         "",
         *([f"The other Spark lines: {', '.join(others)} (`make bench-line`).", ""] if others else []),
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-        f"Spark {pyspark.__version__} local[2], {args.partitions} shuffle partitions, {args.batches} micro-batches of "
-        f"{args.rows_per_batch:,} rows each; aggregation over {args.agg_keys:,} distinct keys, "
-        f"dropDuplicates over {args.batches * args.rows_per_batch:,} distinct keys. Every run is a fresh "
-        "JVM; figures come from Spark's progress reports. A provider run more than once shows its median run, "
-        "with the spread (the largest distance of a run from the median) beside its rows/s. Ratios are against "
-        "Spark's RocksDB provider with default settings (throughput: higher is better; latency, memory, bytes: "
-        "lower is better).",
+        f"Spark {pyspark.__version__}, every run a fresh JVM, figures from Spark's progress reports.",
         "",
     ]
+    if any(r["workload"] in ("aggregation", "dropDuplicates") for r in results):
+        lines += [
+            f"aggregation and dropDuplicates: local[2], {args.partitions} shuffle partitions, {args.batches} "
+            f"micro-batches of {args.rows_per_batch:,} rows each; aggregation over {args.agg_keys:,} distinct keys, "
+            f"dropDuplicates over {args.batches * args.rows_per_batch:,} distinct keys. A provider run more than once "
+            "shows its median run, with the spread (the largest distance of a run from the median) beside its rows/s. "
+            "Ratios are against Spark's RocksDB provider with default settings (throughput: higher is better; "
+            "latency, memory, bytes: lower is better).",
+            "",
+        ]
+    lines += separate_report("writepath", lambda results: write_path.report(results, PROVIDERS))
     for workload in ("aggregation", "dropDuplicates"):
         rows = {r["provider"]: r for r in results if r["workload"] == workload}
         base = rows.get("rocksdb")
@@ -494,7 +506,9 @@ def main() -> None:
     parser.add_argument("--churn-batches", type=int, default=45)
     parser.add_argument("--churn-rows-per-batch", type=int, default=50_000)
     parser.add_argument("--churn-ttl", default="8 seconds")
-    parser.add_argument("--workloads", nargs="*", default=list(WORKLOADS))
+    parser.add_argument("--workloads", nargs="*", default=list(DEFAULT_WORKLOADS), choices=WORKLOADS)
+    parser.add_argument("--write-path-partitions", nargs="*", type=int, default=list(write_path.PARTITIONS))
+    parser.add_argument("--write-path-repeats", type=int, default=write_path.REPEATS)
     parser.add_argument("--ladder-workloads", nargs="*", default=list(ladders.LADDER_SIZES))
     parser.add_argument("--ladder-partitions", type=int, default=2)
     parser.add_argument("--providers", nargs="*", default=list(PROVIDERS))
@@ -535,6 +549,10 @@ def main() -> None:
     if "repartition" in args.workloads:
         (OUT / "repartition.json").write_text(
             json.dumps(repartition_time.measure(PROVIDERS, args.providers, OUT / "repartition"), indent=2))
+    if "writepath" in args.workloads:
+        (OUT / "writepath.json").write_text(json.dumps(write_path.measure(
+            PROVIDERS, args.providers, OUT / "writepath", tuple(args.write_path_partitions), args.write_path_repeats),
+            indent=2))
     if "ttlcost" in args.workloads:
         (OUT / "ttlcost.json").write_text(json.dumps(ttl_cost.measure(OUT / "ttlcost"), indent=2))
     for workload in (w for w in args.workloads if w not in SEPARATE):

@@ -1,6 +1,5 @@
 package io.ttlstore.checkpoint
 
-import java.io.{BufferedOutputStream, DataOutputStream}
 import java.nio.charset.StandardCharsets
 import java.util.zip.{CheckedOutputStream, CRC32C}
 
@@ -16,14 +15,13 @@ final class ChangelogWriter(
   import Changelog._
 
   private val crc = new CRC32C()
-  private val data: DataOutputStream = {
+  private val data: RecordOutput = {
     out.stream.write(Magic)
     out.stream.write(FormatVersion)
     val name = Compression.shortName(codecName).getBytes(StandardCharsets.US_ASCII)
     out.stream.write(name.length)
     out.stream.write(name)
-    new DataOutputStream(new BufferedOutputStream(
-        new CheckedOutputStream(Compression.codec(codecName).compressedOutputStream(out.stream), crc), 64 * 1024))
+    new RecordOutput(new CheckedOutputStream(Compression.codec(codecName).compressedOutputStream(out.stream), crc))
   }
   writeId(checkpointId.getOrElse(""))
   data.writeInt(lineage.size)

@@ -32,10 +32,10 @@ final class VersionWriter(
 
   /** Records what a read of the timestamped family found for the key; returns its timestamp. */
   def remember(k: Array[Byte], stored: Array[Byte]): java.lang.Long =
-    if (stored == null) { knownKeys.recordAbsent(k); KnownKeys.Absent }
+    if (stored == null) { knownKeys.missing(k); KnownKeys.Absent }
     else {
       val ts = TimestampedValue.timestamp(stored)
-      knownKeys.record(k, ts)
+      knownKeys.found(k, ts)
       java.lang.Long.valueOf(ts)
     }
 
@@ -46,21 +46,21 @@ final class VersionWriter(
     counter.added(ts)
     db.put(k, v)
     log().put(k, v)
-    knownKeys.record(k, ts)
+    knownKeys.written(k, ts)
   }
 
   def delete(k: Array[Byte], ts: Long): Unit = {
     counter.removed(ts)
     db.delete(k)
     log().delete(k)
-    knownKeys.recordAbsent(k)
+    knownKeys.removed(k)
   }
 
   /** Removes a legacy row (replaying the logged delete removes it from both families). */
   def deleteLegacy(k: Array[Byte]): Unit = {
     access.dropLegacy(k)
     log().delete(k)
-    knownKeys.recordAbsent(k)
+    knownKeys.removed(k)
   }
 
   /** Removes the key's row, in whichever family it is. */
