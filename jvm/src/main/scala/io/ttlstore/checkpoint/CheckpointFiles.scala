@@ -10,8 +10,6 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
-import org.json4s.{DefaultFormats, Formats}
-import org.json4s.jackson.Serialization
 
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
@@ -150,7 +148,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     try {
       val zip = new ZipOutputStream(out.stream)
       zip.putNextEntry(new ZipEntry(ManifestEntry))
-      zip.write(Serialization.write(manifest).getBytes("UTF-8"))
+      zip.write(manifest.toJson.getBytes("UTF-8"))
       zip.closeEntry()
       others.foreach { f =>
         zip.putNextEntry(new ZipEntry(DbEntryPrefix + f.getName))
@@ -237,7 +235,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       while (entry != null) {
         val name = entry.getName
         if (name == ManifestEntry) {
-          val m = Serialization.read[SnapshotManifest](new String(zip.readAllBytes(), "UTF-8"))
+          val m = SnapshotManifest.fromJson(new String(zip.readAllBytes(), "UTF-8"))
           if (m.formatVersion > FormatVersion) {
             throw TtlStoreErrors.formatTooNew(path.toString, m.formatVersion, FormatVersion)
           }
@@ -279,5 +277,4 @@ object CheckpointFiles {
   val FormatVersion: Int = Changelog.FormatVersion
   private val ManifestEntry = "manifest.json"
   private val DbEntryPrefix = "db/"
-  private implicit val formats: Formats = DefaultFormats
 }

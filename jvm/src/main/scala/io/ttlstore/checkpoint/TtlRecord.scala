@@ -1,6 +1,6 @@
 package io.ttlstore.checkpoint
 
-import org.json4s.{JArray, JInt, JLong, JNothing, JNull, JObject, JString, JValue}
+import org.json4s.{JArray, JLong, JObject, JString, JValue}
 import org.json4s.jackson.JsonMethods
 
 import io.ttlstore.ttl.{StateVisibility, TimeCharacteristic, TimestampHistogram, TtlPolicy, UpdateType}
@@ -18,9 +18,7 @@ import io.ttlstore.ttl.{StateVisibility, TimeCharacteristic, TimestampHistogram,
  *    "nowMs":1763800001000}
  * }}}
  *
- * Fields that are None are left out (and read as None when absent or null). Written and read
- * through json4s's tree, not its reflection: reflection read the case class's Scala signature on
- * first use, which took most of a query's first commit (0.5-0.8 s).
+ * Fields that are None are left out (and read as None when absent or null), through [[JsonFields]].
  */
 final case class TtlRecord(
     ttlMs: Long,
@@ -59,24 +57,21 @@ final case class TtlRecord(
   def timestamps: TimestampHistogram =
     TimestampHistogram(histogramGranularityMs, histogram.collect { case b :: n :: Nil => (b, n) })
 
-  def toJson: String = {
-    val fields = List(
-      "ttlMs" -> JLong(ttlMs),
-      "updateType" -> JString(updateType),
-      "stateVisibility" -> JString(stateVisibility),
-      "timeCharacteristic" -> JString(timeCharacteristic),
-      "eventTimeColumn" -> eventTimeColumn.map(JString(_)).getOrElse(JNothing),
-      "streamTimeMs" -> long(streamTimeMs),
-      "histogramGranularityMs" -> JLong(histogramGranularityMs),
-      "histogram" -> JArray(histogram.map(b => JArray(b.map(JLong(_))))),
-      "countedFromMs" -> long(countedFromMs),
-      "nowMs" -> long(nowMs),
-      "legacyRows" -> long(legacyRows),
-      "watermarkMs" -> long(watermarkMs))
-    JsonMethods.compact(JObject(fields.filter(_._2 != JNothing)))
-  }
+  def toJson: String = JsonMethods.compact(toJValue)
 
-  private def long(v: Option[Long]): JValue = v.map(JLong(_)).getOrElse(JNothing)
+  def toJValue: JObject = JsonFields.obj(
+    "ttlMs" -> JLong(ttlMs),
+    "updateType" -> JString(updateType),
+    "stateVisibility" -> JString(stateVisibility),
+    "timeCharacteristic" -> JString(timeCharacteristic),
+    "eventTimeColumn" -> JsonFields.opt(eventTimeColumn)(JString(_)),
+    "streamTimeMs" -> JsonFields.opt(streamTimeMs)(JLong(_)),
+    "histogramGranularityMs" -> JLong(histogramGranularityMs),
+    "histogram" -> JArray(histogram.map(b => JArray(b.map(JLong(_))))),
+    "countedFromMs" -> JsonFields.opt(countedFromMs)(JLong(_)),
+    "nowMs" -> JsonFields.opt(nowMs)(JLong(_)),
+    "legacyRows" -> JsonFields.opt(legacyRows)(JLong(_)),
+    "watermarkMs" -> JsonFields.opt(watermarkMs)(JLong(_)))
 }
 
 object TtlRecord {
@@ -90,45 +85,26 @@ object TtlRecord {
       countedFromMs, nowMs, legacyRows, watermarkMs)
 
   /** Parses what [[TtlRecord.toJson]] writes; fails naming a field that is missing or of the wrong type. */
-  def fromJson(json: String): TtlRecord = {
-    val record = JsonMethods.parse(json)
-    def field(name: String): Option[JValue] = record \ name match {
-      case JNothing | JNull => None
-      case v => Some(v)
-    }
-    def wrong(name: String): Nothing = throw new IllegalArgumentException(s"field $name is missing or not of its type")
-    def long(name: String): Option[Long] = field(name).map {
-      case JInt(v) if v.isValidLong => v.toLong
-      case JLong(v) => v
-      case _ => wrong(name)
-    }
-    def string(name: String): Option[String] = field(name).map {
-      case JString(v) => v
-      case _ => wrong(name)
-    }
-    val histogram = field("histogram").map {
-      case JArray(buckets) => buckets.map {
-          case JArray(values) => values.map {
-              case JInt(v) if v.isValidLong => v.toLong
-              case JLong(v) => v
-              case _ => wrong("histogram")
-            }
-          case _ => wrong("histogram")
-        }
-      case _ => wrong("histogram")
+  def fromJson(json: String): TtlRecord = fromJValue(JsonMethods.parse(json))
+
+  def fromJValue(v: JValue): TtlRecord = {
+    val f = new JsonFields(v)
+    val histogram = f.required("histogram", f.array).map {
+      case JArray(values) => values.map(JsonFields.long("histogram"))
+      case _ => JsonFields.wrong("histogram")
     }
     TtlRecord(
-      ttlMs = long("ttlMs").getOrElse(wrong("ttlMs")),
-      updateType = string("updateType").getOrElse(wrong("updateType")),
-      stateVisibility = string("stateVisibility").getOrElse(wrong("stateVisibility")),
-      timeCharacteristic = string("timeCharacteristic").getOrElse(wrong("timeCharacteristic")),
-      eventTimeColumn = string("eventTimeColumn"),
-      streamTimeMs = long("streamTimeMs"),
-      histogramGranularityMs = long("histogramGranularityMs").getOrElse(wrong("histogramGranularityMs")),
-      histogram = histogram.getOrElse(wrong("histogram")),
-      countedFromMs = long("countedFromMs"),
-      nowMs = long("nowMs"),
-      legacyRows = long("legacyRows"),
-      watermarkMs = long("watermarkMs"))
+      ttlMs = f.required("ttlMs", f.long),
+      updateType = f.required("updateType", f.string),
+      stateVisibility = f.required("stateVisibility", f.string),
+      timeCharacteristic = f.required("timeCharacteristic", f.string),
+      eventTimeColumn = f.string("eventTimeColumn"),
+      streamTimeMs = f.long("streamTimeMs"),
+      histogramGranularityMs = f.required("histogramGranularityMs", f.long),
+      histogram = histogram,
+      countedFromMs = f.long("countedFromMs"),
+      nowMs = f.long("nowMs"),
+      legacyRows = f.long("legacyRows"),
+      watermarkMs = f.long("watermarkMs"))
   }
 }

@@ -97,6 +97,13 @@ final class RocksDbHandle private (
     finally checkpoint.close()
   }
 
+  /** Starts flushing the timestamped family's memtables in RocksDB's background threads; returns at once. */
+  def flushInBackground(): Unit = wrap("start a flush") {
+    val options = new FlushOptions().setWaitForFlush(false)
+    try db.flush(options, timestampedFamily)
+    finally options.close()
+  }
+
   def longProperty(name: String): Long = wrap(s"read $name") {
     db.getLongProperty(timestampedFamily, name)
   }

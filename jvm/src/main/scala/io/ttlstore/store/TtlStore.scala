@@ -25,6 +25,10 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
   private var lifecycle: StoreLifecycle = Updating
   private var committed = CommitFigures.Zero
 
+  // A snapshot at this version's commit flushes the memtables first: what earlier versions wrote
+  // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
+  if (settings.snapshotOnCommit && !settings.readOnly) Option(local.db).foreach(_.flushInBackground())
+
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
   })

@@ -4,9 +4,10 @@ import org.json4s.{DefaultFormats, Formats}
 import org.json4s.jackson.Serialization
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.checkpoint.TtlRecord
+import io.ttlstore.checkpoint.{SnapshotManifest, SstFile, TtlRecord}
 
-class TtlRecordSuite extends AnyFunSuite {
+/** The JSON of ttlstore's files (changelogs' TTL records, snapshots' manifests), read and written without reflection. */
+class CheckpointJsonSuite extends AnyFunSuite {
   private implicit val formats: Formats = DefaultFormats
 
   private val full = TtlRecord(600000L, "OnCreateAndWrite", "NeverReturnExpired", "EventTime", Some("ts"), Some(9L),
@@ -35,5 +36,22 @@ class TtlRecordSuite extends AnyFunSuite {
     val badNow =
       intercept[IllegalArgumentException](TtlRecord.fromJson(full.toJson.replace("\"nowMs\":11", "\"nowMs\":\"x\"")))
     assert(badNow.getMessage.contains("nowMs"))
+  }
+
+  private val manifest = SnapshotManifest(3, 12L, 1000L,
+    Seq(SstFile("000008.sst", "000008-u1.sst", 4096L, 4294967295L), SstFile("000009.sst", "000009-u2.sst", 10L, 7L)),
+    1763800000000L, Some(full), Some("id-12"))
+
+  test("a snapshot manifest reads back as written, and as earlier versions (json4s reflection) wrote it") {
+    Seq(manifest, manifest.copy(ttl = None, checkpointId = None, sstFiles = Nil)).foreach { m =>
+      assert(SnapshotManifest.fromJson(m.toJson) == m)
+      assert(SnapshotManifest.fromJson(Serialization.write(m)) == m)
+      assert(Serialization.read[SnapshotManifest](m.toJson) == m)
+    }
+  }
+
+  test("a manifest whose SST entry lacks a field fails naming it") {
+    val e = intercept[IllegalArgumentException](SnapshotManifest.fromJson(manifest.toJson.replace(",\"crc32c\":7", "")))
+    assert(e.getMessage.contains("crc32c"))
   }
 }
