@@ -54,13 +54,16 @@ def fuzz_section(outcomes: dict[str, dict[str, int]]) -> str:
              "damaged files (random bytes, flipped bits, cuts, huge or negative length fields, bytes inserted, "
              "removed or repeated), each loaded by a fresh ttlstore provider as a restarted query loads it. Every "
              "input loaded or failed with a named error: none raised another exception, hung, or allocated more "
-             "than 256 MiB; a file of ttlstore's own that loaded gave exactly the state it held. \"inside its "
-             "compression\": the records were damaged and compressed again, so that damaged length fields reach "
-             "the reader.", "",
-             "| file | inputs | loaded | named errors |", "|---|---|---|---|"]
+             "than 256 MiB. \"loaded\": the load gave exactly the state the file held. \"loaded changed\": only "
+             "Spark's files, which carry no checksum, can load so, and the test requires that Spark's own provider "
+             "read the same changed rows from the same damaged checkpoint (damage no reader of the format can see; "
+             "see \"What no reader can see\" above). \"inside its compression\": the records were damaged and "
+             "compressed again, so that damaged length fields reach the reader.", "",
+             "| file | inputs | loaded | loaded changed | named errors |", "|---|---|---|---|---|"]
     for kind, counts in outcomes.items():
-        errors = ", ".join(f"{name} {n}" for name, n in counts.items() if name != "loaded")
-        lines.append(f"| {kind} | {sum(counts.values())} | {counts.get('loaded', 0)} | {errors} |")
+        errors = ", ".join(f"{name} {n}" for name, n in counts.items() if name not in ("loaded", "loaded changed"))
+        lines.append(f"| {kind} | {sum(counts.values())} | {counts.get('loaded', 0)} | "
+                     f"{counts.get('loaded changed', 0)} | {errors} |")
     return "\n".join(lines) + "\n"
 
 

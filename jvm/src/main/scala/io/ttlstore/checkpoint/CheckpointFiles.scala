@@ -11,7 +11,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -250,6 +250,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       }
     } catch {
       case e: TtlStoreException => throw e
+      case NonFatal(e) if DiskFull.in(e) => throw e // writing the DB files out, not reading the snapshot
       case NonFatal(e) => throw corrupted(e.toString)
     } finally in.close()
     manifest.getOrElse(throw corrupted("no manifest"))

@@ -6,8 +6,9 @@ package io.ttlstore.errors
  * says what kind of failure it is). The classes are Spark's for the same kinds of state store
  * failure: `22022` an invalid setting value (Spark's INVALID_CONF_VALUE), `42K06` settings that do
  * not fit the query or checkpoint (STATE_STORE_INVALID_CONFIG_AFTER_RESTART), `58030` state that
- * cannot be loaded or written (CANNOT_LOAD_STATE_STORE), `53200` out of memory, `0A000` what ttlstore
- * or this Spark does not do (UNSUPPORTED_FEATURE), `55019` a checkpoint in the wrong state for the
+ * cannot be loaded or written (CANNOT_LOAD_STATE_STORE), `53200` out of memory, `53100` a full disk
+ * (the SQL standard's class 53, insufficient resources), `0A000` what ttlstore or this Spark does not
+ * do (UNSUPPORTED_FEATURE), `55019` a checkpoint in the wrong state for the
  * command (STATE_REPARTITION_INVALID_CHECKPOINT), `XXKST` a state store used against its contract.
  * No name is one of Spark's own (a test checks Spark's registry), and the Python package's
  * `ttlstore.errors.CONDITIONS` is this table (a test checks).
@@ -30,6 +31,7 @@ object ErrorConditions {
         "STATE_SCHEMA_MISSING", "STATE_SCHEMA_UNREADABLE", "OFFSET_LOG_UNREADABLE", "OFFSET_ENTRY_MISSING",
         "OPERATOR_METADATA_MISSING", "COMMIT_FAILED", "ROCKSDB_FAILURE") ++
       all("53200", "NOT_ENOUGH_MEMORY_TO_LOAD") ++
+      all("53100", "LOCAL_DISK_FULL") ++
       all("0A000", "UNSUPPORTED_OPERATION", "UNSUPPORTED_OPERATOR", "UNSUPPORTED_CHECKPOINT",
         "REPARTITION_UNSUPPORTED_CHECKPOINT", "REPARTITION_UNSUPPORTED_OPERATOR", "REAL_TIME_MODE_NOT_SERVED",
         "STATE_READER_NOT_IN_SPARK", "CHECKPOINT_FORMAT_V2_NOT_IN_SPARK", "GLOBAL_LIMIT_IN_FORMAT_V2",

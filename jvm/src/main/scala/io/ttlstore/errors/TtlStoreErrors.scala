@@ -251,9 +251,27 @@ object TtlStoreErrors {
     errorWithCause("ROCKSDB_FAILURE", cause, "store" -> store, "operation" -> operation)(
       s"RocksDB failed to $operation for $store: ${cause.getMessage}")
 
+  /**
+   * The local disk under `root` (where the stores' working copies live) is full: `store` could not
+   * `operation` in its working copy `copy`; `room` says what is left there.
+   */
+  def localDiskFull(store: String, root: java.io.File, copy: java.io.File, operation: String, room: String,
+      cause: Throwable): TtlStoreException =
+    errorWithCause("LOCAL_DISK_FULL", cause, "store" -> store, "directory" -> root, "operation" -> operation)(
+      s"The local disk of $root is full ($room): $store could not $operation in its working copy $copy. " +
+        "Nothing committed changed: the task fails, and the batch runs again from the checkpoint. Free space " +
+        "on that disk, or point spark.sql.streaming.stateStore.ttlstore.localDir (else Spark's local " +
+        "directories, spark.local.dir) at a disk with room for the state; see docs/reliability.md, " +
+        quoted("A full local disk") + ".")
+
+  /** A commit that failed; a full local disk keeps its own name, which says what to do. */
   def commitFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
-    errorWithCause("COMMIT_FAILED", cause, "store" -> store, "version" -> version)(
-      s"Committing version $version of $store failed: ${cause.getMessage}")
+    cause match {
+      case e: TtlStoreException if e.errorName == "LOCAL_DISK_FULL" => e
+      case _ =>
+        errorWithCause("COMMIT_FAILED", cause, "store" -> store, "version" -> version)(
+          s"Committing version $version of $store failed: ${cause.getMessage}")
+    }
 
   /** A load that ran out of memory, as Spark's providers report it (the store's rows did not fit). */
   def notEnoughMemoryToLoad(store: String, version: Long, cause: OutOfMemoryError): TtlStoreException =

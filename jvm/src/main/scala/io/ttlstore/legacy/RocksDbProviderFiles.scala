@@ -16,7 +16,7 @@ import org.rocksdb.{Options, RocksDB, RocksDBException}
 
 import io.ttlstore.bytes.Bytes
 import io.ttlstore.checkpoint.{FileNames, VersionChain}
-import io.ttlstore.errors.{AdoptionErrors, TtlStoreException}
+import io.ttlstore.errors.{AdoptionErrors, DiskFull, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -144,6 +144,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
       }
     } catch {
       case e: TtlStoreException => throw e
+      case NonFatal(e) if DiskFull.in(e) => throw e // writing the files out, not reading the zip
       case NonFatal(e) => throw AdoptionErrors.legacyFileCorrupted(path.toString, version, s"unreadable: $e")
     } finally zip.close()
     metadata.getOrElse(throw AdoptionErrors.legacyFileCorrupted(path.toString, version, "it has no metadata entry"))

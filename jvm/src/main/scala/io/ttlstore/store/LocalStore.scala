@@ -219,11 +219,15 @@ final class LocalStore(
             "the changelogs keep the state recoverable", e)
     }
 
-  /** Takes a local checkpoint of the DB as committed `version` and queues it for upload. */
+  /**
+   * Takes a local checkpoint of the DB as committed `version` and queues it for upload; one that fails
+   * (a full disk) leaves nothing behind.
+   */
   def snapshot(version: Long): Unit = {
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
-    handle.checkpointTo(dir)
+    try handle.checkpointTo(dir)
+    catch { case NonFatal(e) => FileUtils.deleteQuietly(dir); throw e }
     snapshots.offer(version, ids.loaded, state.rows, state.recorded, dir)
     lastSnapshotVersion = version
   }
@@ -258,7 +262,9 @@ final class LocalStore(
   override def forgetKnownKeys(): Unit = knownKeys.clear()
 
   override def adopt(record: AdoptionRecord, source: LegacySource): Unit =
-    state.adopted(adoptions.adopt(record, source, handle))
+    state.adopted(LocalDiskFull.named(storeName, workDir, s"adopt version ${record.version} of Spark's state") {
+      adoptions.adopt(record, source, handle)
+    })
 
   override def emptyAt(version: Long): Unit = {
     loadedVersion = version
@@ -272,7 +278,11 @@ final class LocalStore(
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
     val snapshotVersion = snapshot.map(_.version)
-    val manifest = snapshot.map(f => files.downloadSnapshot(f.version, dbDir, f.id))
+    val manifest = snapshot.map { f =>
+      LocalDiskFull.named(storeName, dbDir, s"download the snapshot of version ${f.version}") {
+        files.downloadSnapshot(f.version, dbDir, f.id)
+      }
+    }
     handle =
       try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
       catch {

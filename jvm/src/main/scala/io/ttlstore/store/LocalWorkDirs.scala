@@ -121,6 +121,10 @@ object LocalWorkDirs extends Logging {
     gone
   }
 
+  /** The working copy (`ttlstore-<owner>-<uuid>`) that holds `file`, if one does. */
+  def workingCopyOf(file: File): Option[File] =
+    Iterator.iterate(file.getAbsoluteFile)(_.getParentFile).takeWhile(_ != null).find(_.getName.startsWith(Prefix))
+
   /** Deletes `dir` and forgets it. */
   def release(dir: File): Unit = {
     FileUtils.deleteQuietly(dir)

@@ -8,7 +8,7 @@ import io.ttlstore.compat.CollectionConverters._
 import org.rocksdb._
 
 import io.ttlstore.config.TtlStoreSettings
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
 
 /**
  * One RocksDB instance of one store, and the only owner of its native handles.
@@ -49,7 +49,7 @@ final class RocksDbHandle private (
   private def wrap[T](operation: String)(body: => T): T =
     try body
     catch {
-      case e: RocksDBException => throw TtlStoreErrors.rocksDbFailure(storeName, operation, e)
+      case e: RocksDBException => throw RocksDbHandle.failure(storeName, dir, operation, e)
     }
 
   def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
@@ -165,6 +165,11 @@ final class RocksDbHandle private (
 object RocksDbHandle {
   val BatchRecords = 10000
 
+  /** RocksDB's failure to `operation` in `dir`: a full disk named as one ([[DiskFull]]), else as RocksDB's. */
+  private def failure(storeName: String, dir: File, operation: String, e: RocksDBException): TtlStoreException =
+    if (DiskFull.in(e)) LocalDiskFull.error(storeName, dir, operation, e)
+    else TtlStoreErrors.rocksDbFailure(storeName, s"$operation in ${dir.getAbsolutePath}", e)
+
   /** True if `e` is RocksDB reporting damaged files (not, say, a full disk). */
   def isCorruption(e: TtlStoreException): Boolean = e.getCause match {
     case r: RocksDBException => Option(r.getStatus).exists(_.getCode == Status.Code.Corruption)
@@ -216,7 +221,7 @@ object RocksDbHandle {
       catch {
         case e: RocksDBException =>
           dbOptions.close(); cfOptions.foreach(_.close()); bloomFilters.foreach(_.close()); filter.foreach(_.close())
-          throw TtlStoreErrors.rocksDbFailure(storeName, s"open ${dir.getAbsolutePath}", e)
+          throw failure(storeName, dir, "open its RocksDB instance", e)
       }
     SharedNativeResources.instanceOpened()
     new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters,

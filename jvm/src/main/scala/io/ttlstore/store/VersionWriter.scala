@@ -39,27 +39,33 @@ final class VersionWriter(
       java.lang.Long.valueOf(ts)
     }
 
+  // Each change opens the changelog before it touches the DB, so that a change the DB refused (a full
+  // disk) still leaves the version `changed`: its abort then stops trusting the local copy.
+
   def write(k: Array[Byte], v: Array[Byte], ts: Long): Unit = {
+    val changes = log()
     val old = storedTimestamp(k)
     if (!KnownKeys.isAbsent(old)) counter.removed(old)
     else if (access.isLegacy(k)) access.dropLegacy(k)
     counter.added(ts)
     db.put(k, v)
-    log().put(k, v)
+    changes.put(k, v)
     knownKeys.written(k, ts)
   }
 
   def delete(k: Array[Byte], ts: Long): Unit = {
+    val changes = log()
     counter.removed(ts)
     db.delete(k)
-    log().delete(k)
+    changes.delete(k)
     knownKeys.removed(k)
   }
 
   /** Removes a legacy row (replaying the logged delete removes it from both families). */
   def deleteLegacy(k: Array[Byte]): Unit = {
+    val changes = log()
     access.dropLegacy(k)
-    log().delete(k)
+    changes.delete(k)
     knownKeys.removed(k)
   }
 

@@ -27,14 +27,17 @@ import io.ttlstore.errors.TtlStoreException
  *
  * Each input must either load or fail with a [[TtlStoreException]]; never another exception, a
  * hang, or a huge allocation (a damaged length field taken at its word). A file of ttlstore's own
- * that loads must give exactly the state it held (its formats carry checksums); Spark's formats
- * have none, so a changed byte there may load as a changed row, as Spark's own providers would.
+ * that loads must give exactly the state it held (its formats carry checksums). Spark's formats
+ * carry none, so a changed byte there can read as a changed row: a Spark file that loads must give
+ * the state it held or, where it does not, exactly the state Spark's own provider reads from the
+ * same damaged checkpoint (damage no reader of that format can see); a state Spark's provider
+ * refuses or reads otherwise fails the test.
  *
  * `TTLSTORE_FUZZ_INPUTS` sets the inputs per file kind (`make chaos` runs many);
  * `TTLSTORE_FUZZ_REPORT` names a JSON file for the outcomes.
  */
 class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
-  import ReaderFuzzSuite.{FileKind, Part}
+  import ReaderFuzzSuite.{FileKind, Part, SparkProvider, Ttlstore}
 
   private val Inputs = sys.env.get("TTLSTORE_FUZZ_INPUTS").map(_.toInt).getOrElse(100)
   private val Seed = 20261123L
@@ -52,12 +55,19 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val ttlConf = Seq("spark.sql.streaming.stateStore.ttlstore.ttl" -> "1 day",
     "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled" -> "false")
 
+  /** The outcome of a Spark file whose damage changed rows as Spark's own provider reads them too. */
+  private val AsSparkReadsIt = "loaded changed"
+
   private val executor = Executors.newSingleThreadExecutor()
   private implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(executor)
+
+  /** Spark's own loads run apart, so that one that hangs fails its input and not the ones after it. */
+  private val sparkExecutor = Executors.newCachedThreadPool()
   private val outcomes = mutable.LinkedHashMap.empty[String, mutable.Map[String, Int]]
 
   override def afterAll(): Unit = {
     executor.shutdownNow()
+    sparkExecutor.shutdownNow()
     sys.env.get("TTLSTORE_FUZZ_REPORT").foreach { path =>
       val kinds = outcomes.map { case (kind, counts) =>
         val inner = counts.toSeq.sortBy(-_._2).map { case (k, n) => s""""$k": $n""" }.mkString(", ")
@@ -144,47 +154,61 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val kinds: Seq[FileKind] = {
     val snapshotted = (dir: File) => writeVersions(TtlProvider, dir, 3, ttlConf, maintainAfter = Set(3))
     val snapshotZip = (dir: File) => only(ttlstoreDir(dir), ".snapshot")
+    val hdfs = SparkProvider(HdfsProvider, Nil)
+    val rocksDb = SparkProvider(RocksDbProvider, Nil)
+    val rocksDbChangelog =
+      SparkProvider(RocksDbProvider,
+        Seq("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled" -> "true"))
+    def written(by: SparkProvider, maintainAfter: Set[Int] = Set.empty) =
+      (dir: File) => writeVersions(by.className, dir, 4, by.conf, maintainAfter)
     Seq(
       FileKind("ttlstore changelog", dir => writeVersions(TtlProvider, dir, 4, ttlConf),
-        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, own = true),
-      FileKind("ttlstore snapshot", snapshotted, snapshotZip, version = 3, own = true),
+        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, Ttlstore),
+      FileKind("ttlstore snapshot", snapshotted, snapshotZip, version = 3, Ttlstore),
       FileKind("ttlstore changelog, inside its compression", dir => writeVersions(TtlProvider, dir, 4, ttlConf),
-        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, own = true, ttlstoreRecords),
-      FileKind("ttlstore snapshot manifest and TTL record", snapshotted, snapshotZip, version = 3, own = true,
+        dir => new File(ttlstoreDir(dir), "4.changelog"), version = 4, Ttlstore, ttlstoreRecords),
+      FileKind("ttlstore snapshot manifest and TTL record", snapshotted, snapshotZip, version = 3, Ttlstore,
         zipEntry("manifest.json")),
       FileKind("ttlstore adoption record", adopted, dir => new File(ttlstoreDir(dir), "adopted.json"), version = 5,
-        own = true),
-      FileKind("Spark HDFS .delta", dir => writeVersions(HdfsProvider, dir, 4, Nil),
-        dir => only(store(dir), ".delta"), version = 4, own = false),
-      FileKind("Spark HDFS .snapshot", dir => writeVersions(HdfsProvider, dir, 4, Nil, maintainAfter = Set(4)),
-        dir => only(store(dir), ".snapshot"), version = 4, own = false),
-      FileKind("Spark RocksDB .changelog",
-        dir => writeVersions(RocksDbProvider, dir, 4, Seq(changelogKey -> "true"), maintainAfter = Set(2)),
-        dir => only(store(dir), ".changelog"), version = 4, own = false),
-      FileKind("Spark HDFS .delta, inside its compression", dir => writeVersions(HdfsProvider, dir, 4, Nil),
-        dir => only(store(dir), ".delta"), version = 4, own = false, sparkRecords),
-      FileKind("Spark RocksDB .changelog, inside its compression",
-        dir => writeVersions(RocksDbProvider, dir, 4, Seq(changelogKey -> "true"), maintainAfter = Set(2)),
-        dir => only(store(dir), ".changelog"), version = 4, own = false, sparkRecords),
-      FileKind("Spark RocksDB .zip", dir => writeVersions(RocksDbProvider, dir, 4, Nil),
-        dir => only(store(dir), ".zip"),
-        version = 4, own = false),
-      FileKind("Spark RocksDB .zip metadata", dir => writeVersions(RocksDbProvider, dir, 4, Nil),
-        dir => only(store(dir), ".zip"), version = 4, own = false, zipEntry("metadata")))
+        Ttlstore),
+      FileKind("Spark HDFS .delta", written(hdfs), dir => only(store(dir), ".delta"), version = 4, hdfs),
+      FileKind("Spark HDFS .snapshot", written(hdfs, maintainAfter = Set(4)), dir => only(store(dir), ".snapshot"),
+        version = 4, hdfs),
+      FileKind("Spark RocksDB .changelog", written(rocksDbChangelog, maintainAfter = Set(2)),
+        dir => only(store(dir), ".changelog"), version = 4, rocksDbChangelog),
+      FileKind("Spark HDFS .delta, inside its compression", written(hdfs), dir => only(store(dir), ".delta"),
+        version = 4, hdfs, sparkRecords),
+      FileKind("Spark RocksDB .changelog, inside its compression", written(rocksDbChangelog, maintainAfter = Set(2)),
+        dir => only(store(dir), ".changelog"), version = 4, rocksDbChangelog, sparkRecords),
+      FileKind("Spark RocksDB .zip", written(rocksDb), dir => only(store(dir), ".zip"), version = 4, rocksDb),
+      FileKind("Spark RocksDB .zip metadata", written(rocksDb), dir => only(store(dir), ".zip"), version = 4, rocksDb,
+        zipEntry("metadata")))
   }
-  private lazy val changelogKey = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
   /**
-   * What a fresh ttlstore provider loads at `version`: the rows' bytes (not decoded: a damaged file
-   * of Spark's may load rows that are not rows of this schema), or the exception.
+   * What a fresh provider of `className` loads at `version`: the rows' bytes (not decoded: a damaged
+   * file of Spark's may load rows that are not rows of this schema), or the exception.
    */
-  private def load(dir: File, version: Long): Either[Throwable, Map[Seq[Byte], Seq[Byte]]] =
-    try Right(withProvider(newProvider(TtlProvider, dir, storeConf(ttlConf: _*))) { p =>
+  private def load(dir: File, version: Long, className: String = TtlProvider,
+      conf: Seq[(String, String)] = ttlConf): Either[Throwable, Map[Seq[Byte], Seq[Byte]]] =
+    try Right(withProvider(newProvider(className, dir, storeConf(conf: _*))) { p =>
         val s = p.getStore(version)
         try s.iterator().map(pair => pair.key.getBytes.toSeq -> pair.value.getBytes.toSeq).toMap
         finally s.abort()
       })
     catch { case e: Throwable => Left(e) }
+
+  /**
+   * What Spark's own provider reads from the damaged checkpoint in `dir`, on a copy of it (its loads
+   * may leave files beside the ones they read), within the suite's time limit.
+   */
+  private def sparkReads(dir: File, version: Long, by: SparkProvider): Either[Throwable, Map[Seq[Byte], Seq[Byte]]] =
+    withTempDir { copy =>
+      FileUtils.copyDirectory(dir, copy)
+      val run = Future(load(copy, version, by.className, by.conf))(ExecutionContext.fromExecutor(sparkExecutor))
+      try Await.result(run, Timeout)
+      catch { case e: TimeoutException => Left(e) }
+    }
 
   /** The checkpoint's files, by path below `dir`. */
   private def listing(dir: File): Set[String] =
@@ -194,7 +218,11 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
     ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean].getCurrentThreadAllocatedBytes
 
   for (kind <- kinds) {
-    test(s"a damaged ${kind.name} loads as it was or fails with a named error, never hangs or runs out of memory") {
+    val loads = kind.origin match {
+      case Ttlstore => "loads as it was"
+      case _: SparkProvider => "loads as it was or as Spark's own provider reads it"
+    }
+    test(s"a damaged ${kind.name} $loads or fails with a named error, never hangs or runs out of memory") {
       withTempDir { dir =>
         kind.write(dir)
         val target = kind.file(dir)
@@ -230,9 +258,22 @@ class ReaderFuzzSuite extends AnyFunSuite with BeforeAndAfterAll {
               counts(e.errorName) = counts.getOrElse(e.errorName, 0) + 1
             case (Left(e), _) =>
               failures += s"input $n (${input.what}): ${e.getClass.getName}: ${e.getMessage}"
-            case (Right(state), _) =>
+            case (Right(state), _) if state == expected =>
               counts("loaded") = counts.getOrElse("loaded", 0) + 1
-              if (kind.own && state != expected) failures += s"input $n (${input.what}): loaded a different state"
+            case (Right(state), _) =>
+              kind.origin match {
+                case Ttlstore => failures += s"input $n (${input.what}): loaded a different state"
+                case spark: SparkProvider =>
+                  sparkReads(dir, kind.version, spark) match {
+                    case Right(sparks) if sparks == state =>
+                      counts(AsSparkReadsIt) = counts.getOrElse(AsSparkReadsIt, 0) + 1
+                    case Right(_) =>
+                      failures += s"input $n (${input.what}): loaded a state Spark's own provider reads otherwise"
+                    case Left(e) =>
+                      failures += s"input $n (${input.what}): loaded a changed state that Spark's own provider " +
+                        s"refuses (${e.getClass.getName}: ${e.getMessage})"
+                  }
+              }
           }
         }
         FileUtils.writeByteArrayToFile(target, pristine)
@@ -251,10 +292,19 @@ object ReaderFuzzSuite {
 
   /**
    * One kind of file: how to write a checkpoint holding it, which file it is, which version loads
-   * it, whether it is ttlstore's own (checksummed) format, and which part of it is damaged.
+   * it, who wrote it, and which part of it is damaged.
    */
   final case class FileKind(
-      name: String, write: File => Unit, file: File => File, version: Long, own: Boolean, part: Part = WholeFile)
+      name: String, write: File => Unit, file: File => File, version: Long, origin: Origin, part: Part = WholeFile)
+
+  /**
+   * Who wrote a kind of file: ttlstore (checksummed: a load gives the state it held), or one of
+   * Spark's providers with the settings it wrote with (no checksum: a load gives the state that
+   * provider itself reads).
+   */
+  sealed trait Origin
+  case object Ttlstore extends Origin
+  final case class SparkProvider(className: String, conf: Seq[(String, String)]) extends Origin
 
   /** What of a file is damaged (`of` its bytes), and the file rebuilt around the damaged part. */
   final case class Part(of: Array[Byte] => Array[Byte], rebuild: (Array[Byte], Array[Byte]) => Array[Byte])
