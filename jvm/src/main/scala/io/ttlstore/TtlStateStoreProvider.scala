@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
 import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
-import io.ttlstore.errors.{LineErrors, TtlStoreErrors}
+import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
@@ -87,7 +87,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
               TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
     val workDir = LocalWorkDirs.create(LocalWorkDirs.root(settings.localDir))
     this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter,
-      clock, LegacyKeys.encoder(codec, keySchema.length), storeConf.compressionCodec)
+      clock, LegacyKeys.encoder(codec, keySchema), storeConf.compressionCodec)
     this.time = new VersionTime(local, settings.ttl.timeCharacteristic, settings.testingClockMs.isDefined,
       stateStoreId.checkpointRootLocation, hadoopConf, () => clock)
     this.template = VersionSettings(stateStoreId, version = 0L, readOnly = false, now = 0L, settings.ttl,
@@ -273,7 +273,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
       try replay
       catch {
         case e: OutOfMemoryError => throw TtlStoreErrors.notEnoughMemoryToLoad(id.toString, version, e)
-        case NonFatal(e) => throw TtlStoreErrors.loadFailed(id.toString, version, e)
+        case NonFatal(e) => throw StorageErrors.loadFailed(id.toString, version, files.root.toString, e)
       }
     // Spark's state reader judges with what the version recorded, whatever the reading session sets.
     if (!readByStateReader) checkTimeCharacteristic()

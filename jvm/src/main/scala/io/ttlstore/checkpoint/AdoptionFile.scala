@@ -23,7 +23,7 @@ final class AdoptionFile(root: Path, hadoopConf: Configuration, createAtomic: Pa
   def read(): Option[AdoptionRecord] =
     if (!fm.exists(path)) None
     else {
-      val in = fm.open(path)
+      val in = CheckpointReads.open(fm, path)
       val text =
         try IOUtils.toString(in, StandardCharsets.UTF_8)
         finally in.close()

@@ -27,6 +27,7 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     val decompressed =
       try Compression.inputStream(name, raw)
       catch {
+        case e: TtlStoreException if e.errorName == "CHECKPOINT_READ_FAILED" => throw e
         case _: TtlStoreException => corrupted(s"unknown codec '$name'")
         case e: IOException => corrupted(s"unreadable compressed body: ${e.getMessage}")
       }

@@ -91,7 +91,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   def openChangelog(version: Long, id: Option[String] = None): ChangelogReader = {
     val path = changelogPath(version, id)
     val in =
-      try fm.open(path)
+      try CheckpointReads.open(fm, path)
       catch {
         case _: FileNotFoundException =>
           throw TtlStoreErrors.changelogMissing(path.toString, version)
@@ -197,7 +197,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       val path = sstPath(sst.dfsName)
       val target = new File(targetDir, sst.localName)
       val in =
-        try fm.open(path)
+        try CheckpointReads.open(fm, path)
         catch { case _: FileNotFoundException => throw TtlStoreErrors.sstMissing(path.toString, version) }
       val out = new FileOutputStream(target)
       val (size, crc) =
@@ -226,7 +226,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     val path = snapshotPath(version, id)
     def corrupted(detail: String) = TtlStoreErrors.snapshotCorrupted(path.toString, version, detail)
     val in =
-      try fm.open(path)
+      try CheckpointReads.open(fm, path)
       catch { case _: FileNotFoundException => throw corrupted("file missing") }
     var manifest: Option[SnapshotManifest] = None
     try {

@@ -222,10 +222,19 @@ object TtlStoreConfig {
     "a whole number of epoch milliseconds",
     s => Parse.long(s).map(Some(_)))
 
+  val TestingLeak: ConfigKey[String] = ConfigKey(
+    "testing.leak", "",
+    "For soak tests only: a native resource every store load leaks, so that a soak can show it finds " +
+      "such a leak: iterator (a RocksDB iterator never closed: it pins the memtables and files it saw), " +
+      "store (a RocksDB instance opened and never closed). Empty: none.",
+    "empty, iterator or store",
+    oneOf("", "iterator", "store"))
+
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
-    LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource)
+    LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource,
+    TestingLeak)
 }

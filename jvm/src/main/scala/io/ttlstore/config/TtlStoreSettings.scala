@@ -21,6 +21,7 @@ final case class TtlStoreSettings(
     upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
     testingClockMs: Option[Long] = None,
     testingNativeFilterResource: Option[String] = None,
+    testingLeak: String = "",
     indexAndFiltersInCache: Boolean = TtlStoreConfig.IndexAndFiltersInCache.default,
     /** Spark's autoSnapshotRepair.* settings ([[SparkStateSettings]]). */
     snapshotRepair: SnapshotRepair = SnapshotRepair.SparkDefault,
@@ -66,6 +67,7 @@ object TtlStoreSettings {
       upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
       testingClockMs = TestingClockMs.readFrom(sqlConfs),
       testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs),
+      testingLeak = TestingLeak.readFrom(sqlConfs),
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs))
   }

@@ -27,7 +27,7 @@ object AdoptionErrors {
 
   def legacyKeyMalformed(why: String): TtlStoreException =
     error("LEGACY_KEY_MALFORMED")(
-      s"A key written by Spark's RocksDB provider is not laid out as ttlstore reads it: $why.")
+      s"A key written by Spark's provider is not laid out as ttlstore reads it: $why.")
 
   def adoptionRecordCorrupted(file: String, why: String): TtlStoreException =
     error("ADOPTION_RECORD_CORRUPTED", "file" -> file)(

@@ -6,7 +6,7 @@ object TtlStoreErrors {
   private[errors] def error(name: String, params: (String, Any)*)(message: String): TtlStoreException =
     new TtlStoreException(name, ErrorConditions.sqlState(name), javaParams(params), message, null)
 
-  private def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(
+  private[errors] def errorWithCause(name: String, cause: Throwable, params: (String, Any)*)(
       message: String): TtlStoreException =
     new TtlStoreException(name, ErrorConditions.sqlState(name), javaParams(params), message, cause)
 
@@ -251,19 +251,6 @@ object TtlStoreErrors {
     errorWithCause("ROCKSDB_FAILURE", cause, "store" -> store, "operation" -> operation)(
       s"RocksDB failed to $operation for $store: ${cause.getMessage}")
 
-  /**
-   * The local disk under `root` (where the stores' working copies live) is full: `store` could not
-   * `operation` in its working copy `copy`; `room` says what is left there.
-   */
-  def localDiskFull(store: String, root: java.io.File, copy: java.io.File, operation: String, room: String,
-      cause: Throwable): TtlStoreException =
-    errorWithCause("LOCAL_DISK_FULL", cause, "store" -> store, "directory" -> root, "operation" -> operation)(
-      s"The local disk of $root is full ($room): $store could not $operation in its working copy $copy. " +
-        "Nothing committed changed: the task fails, and the batch runs again from the checkpoint. Free space " +
-        "on that disk, or point spark.sql.streaming.stateStore.ttlstore.localDir (else Spark's local " +
-        "directories, spark.local.dir) at a disk with room for the state; see docs/reliability.md, " +
-        quoted("A full local disk") + ".")
-
   /** A commit that failed; a full local disk keeps its own name, which says what to do. */
   def commitFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
     cause match {
@@ -279,12 +266,4 @@ object TtlStoreErrors {
       s"Not enough memory to load version $version of $store. Give the executors more memory " +
         "(spark.executor.memory and spark.executor.memoryOverhead) or lower " +
         "spark.sql.streaming.stateStore.ttlstore.maxMemoryUsageMB.")
-
-  def loadFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
-    cause match {
-      case e: TtlStoreException => e
-      case _ =>
-        errorWithCause("LOAD_FAILED", cause, "store" -> store, "version" -> version)(
-          s"Loading version $version of $store failed: ${cause.getMessage}")
-    }
 }

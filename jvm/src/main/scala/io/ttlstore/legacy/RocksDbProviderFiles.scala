@@ -15,7 +15,7 @@ import org.json4s.jackson.JsonMethods
 import org.rocksdb.{Options, RocksDB, RocksDBException}
 
 import io.ttlstore.bytes.Bytes
-import io.ttlstore.checkpoint.{FileNames, VersionChain}
+import io.ttlstore.checkpoint.{CheckpointReads, FileNames, VersionChain}
 import io.ttlstore.errors.{AdoptionErrors, DiskFull, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
@@ -86,7 +86,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
       val metadata = unzip(version, dir)
       metadata.sstFiles.foreach { sst =>
         val in =
-          try fm.open(sstPath(sst.dfsSstFileName))
+          try CheckpointReads.open(fm, sstPath(sst.dfsSstFileName))
           catch {
             case _: FileNotFoundException =>
               throw AdoptionErrors.legacyFileMissing(sstPath(sst.dfsSstFileName).toString, version, version)
@@ -127,7 +127,7 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
   /** Extracts the zip of `version` into `dir` (all but the metadata) and returns its metadata. */
   private def unzip(version: Long, dir: File): Metadata = {
     val path = zipPath(version)
-    val zip = new ZipInputStream(fm.open(path))
+    val zip = new ZipInputStream(CheckpointReads.open(fm, path))
     var metadata: Option[Metadata] = None
     try {
       var entry = zip.getNextEntry

@@ -7,7 +7,7 @@ import scala.util.Try
 
 import org.apache.hadoop.fs.Path
 
-import io.ttlstore.checkpoint.{Compression, Streams}
+import io.ttlstore.checkpoint.{CheckpointReads, Compression, Streams}
 import io.ttlstore.errors.{AdoptionErrors, TtlStoreException}
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
@@ -54,7 +54,7 @@ object SparkProviderFormat {
   def readRecords(fm: CheckpointFileManager, path: Path, version: Long, codecName: String)(
       put: (Array[Byte], Array[Byte]) => Unit, delete: Array[Byte] => Unit): Unit = {
     val raw =
-      try fm.open(path)
+      try CheckpointReads.open(fm, path)
       catch { case _: FileNotFoundException => throw AdoptionErrors.legacyFileMissing(path.toString, version, version) }
     def damaged(why: String) = AdoptionErrors.legacyFileCorrupted(path.toString, version, why)
     val in =
@@ -78,6 +78,7 @@ object SparkProviderFormat {
         }
       }
     } catch {
+      case e: TtlStoreException if e.errorName == "LEGACY_KEY_MALFORMED" => throw damaged(e.getMessage)
       case e: TtlStoreException => throw e
       case _: EOFException => throw damaged("it ends before its end marker")
       case e: IOException => throw damaged(s"unreadable: ${e.getMessage}")

@@ -71,15 +71,18 @@ final class Adoptions(
 
   /**
    * Loads version `adopted.version` of Spark's state into the legacy family of the empty DB `db`;
-   * returns the legacy rows it holds.
+   * returns the legacy rows it holds. Spark's files that it writes out locally on a full disk fail as
+   * `LOCAL_DISK_FULL`.
    */
   def adopt(adopted: AdoptionRecord, source: LegacySource, db: RocksDbHandle): Long = {
     val batch = db.newLegacyBatch()
     try {
-      source.replay(adopted.version, adopted.codec, workDir)(
-        (k, v) => { batch.put(legacyKey(adopted.provider, k), v); batch.flushIfFull() },
-        k => { batch.delete(legacyKey(adopted.provider, k)); batch.flushIfFull() })
-      batch.flushTo()
+      LocalDiskFull.named(db.storeName, workDir, s"adopt version ${adopted.version} of Spark's state") {
+        source.replay(adopted.version, adopted.codec, workDir)(
+          (k, v) => { batch.put(legacyKey(adopted.provider, k), v); batch.flushIfFull() },
+          k => { batch.delete(legacyKey(adopted.provider, k)); batch.flushIfFull() })
+        batch.flushTo()
+      }
     } finally batch.close()
     record = Some(adopted)
     countLegacy(db)

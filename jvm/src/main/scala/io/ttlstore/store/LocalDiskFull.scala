@@ -4,7 +4,7 @@ import java.io.File
 
 import scala.util.control.NonFatal
 
-import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{DiskFull, StorageErrors, TtlStoreException}
 
 /** A full disk under a store's working copy, named: the local directory, what failed there, the space left. */
 object LocalDiskFull {
@@ -26,6 +26,6 @@ object LocalDiskFull {
     val root = Option(copy.getAbsoluteFile.getParentFile).getOrElse(copy)
     val room = Iterator.iterate(root)(_.getParentFile).takeWhile(_ != null).find(_.exists)
       .map(d => s"${d.getUsableSpace >> 20} MiB free of ${d.getTotalSpace >> 20} MiB")
-    TtlStoreErrors.localDiskFull(store, root, copy, operation, room.getOrElse("its free space unknown"), cause)
+    StorageErrors.localDiskFull(store, root, copy, operation, room.getOrElse("its free space unknown"), cause)
   }
 }

@@ -146,7 +146,7 @@ final class LocalStore(
    * v2 (`withIds`) the version is the one committed under `checkpointId` (None only for version 0).
    */
   def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String] = None, withIds: Boolean = false): Int =
-    loads.load(version, loadEmpty, checkpointId, withIds)
+    InjectedLeak.after(settings, workDir, () => handle)(loads.load(version, loadEmpty, checkpointId, withIds))
 
   /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
   def takeSnapshotsRepaired(): Int = loads.takeRepaired()
@@ -207,10 +207,7 @@ final class LocalStore(
 
   def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
 
-  /**
-   * [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state
-   * recoverable.
-   */
+  /** [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state recoverable. */
   def snapshotQuietly(version: Long): Unit =
     try snapshot(version)
     catch {
@@ -219,15 +216,11 @@ final class LocalStore(
             "the changelogs keep the state recoverable", e)
     }
 
-  /**
-   * Takes a local checkpoint of the DB as committed `version` and queues it for upload; one that fails
-   * (a full disk) leaves nothing behind.
-   */
+  /** Takes a local checkpoint of the DB as committed `version` and queues it for upload. */
   def snapshot(version: Long): Unit = {
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
-    try handle.checkpointTo(dir)
-    catch { case NonFatal(e) => FileUtils.deleteQuietly(dir); throw e }
+    handle.checkpointTo(dir)
     snapshots.offer(version, ids.loaded, state.rows, state.recorded, dir)
     lastSnapshotVersion = version
   }
@@ -262,9 +255,7 @@ final class LocalStore(
   override def forgetKnownKeys(): Unit = knownKeys.clear()
 
   override def adopt(record: AdoptionRecord, source: LegacySource): Unit =
-    state.adopted(LocalDiskFull.named(storeName, workDir, s"adopt version ${record.version} of Spark's state") {
-      adoptions.adopt(record, source, handle)
-    })
+    state.adopted(adoptions.adopt(record, source, handle))
 
   override def emptyAt(version: Long): Unit = {
     loadedVersion = version
@@ -278,11 +269,9 @@ final class LocalStore(
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
     val snapshotVersion = snapshot.map(_.version)
-    val manifest = snapshot.map { f =>
-      LocalDiskFull.named(storeName, dbDir, s"download the snapshot of version ${f.version}") {
-        files.downloadSnapshot(f.version, dbDir, f.id)
-      }
-    }
+    val manifest = snapshot.map(f =>
+      LocalDiskFull.named(storeName, dbDir,
+        s"download the snapshot of version ${f.version}")(files.downloadSnapshot(f.version, dbDir, f.id)))
     handle =
       try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
       catch {

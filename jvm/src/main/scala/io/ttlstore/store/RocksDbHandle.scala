@@ -27,7 +27,7 @@ import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
  */
 final class RocksDbHandle private (
     val dir: File,
-    storeName: String,
+    val storeName: String,
     db: RocksDB,
     dbOptions: DBOptions,
     cfOptions: Seq[ColumnFamilyOptions],
@@ -90,10 +90,14 @@ final class RocksDbHandle private (
   /** An iterator over the legacy family's rows (rows in a format without timestamps). */
   def newLegacyIterator(): RocksIterator = db.newIterator(legacyFamily, readOptions)
 
-  /** A consistent copy of the current files in `target` (hard links; flushes the memtable). */
+  /**
+   * A consistent copy of the current files in `target` (hard links; flushes the memtable); one that
+   * fails (a full disk) leaves no part of `target` behind.
+   */
   def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
     val checkpoint = Checkpoint.create(db)
     try checkpoint.createCheckpoint(target.getAbsolutePath)
+    catch { case e: RocksDBException => org.apache.commons.io.FileUtils.deleteQuietly(target); throw e }
     finally checkpoint.close()
   }
 

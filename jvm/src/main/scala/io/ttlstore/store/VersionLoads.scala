@@ -7,7 +7,7 @@ import org.apache.spark.internal.Logging
 
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, LineageItem, Listing, VersionChain, VersionFile}
 import io.ttlstore.config.SnapshotRepair
-import io.ttlstore.errors.{DiskFull, TtlStoreErrors}
+import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors}
 import io.ttlstore.legacy.LegacySource
 
 /** What a load does to a local copy ([[LocalStore]] is the one). */
@@ -162,8 +162,9 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
       try return restore(snapshot.version)
       catch { case NonFatal(e) => failure = e }
     }
-    // A full local disk is no damage of the snapshot's: no older base would fit either.
-    if (!repair.enabled || DiskFull.in(failure)) throw failure
+    // A full local disk or a file system that does not answer is no damage of the snapshot's: no
+    // older base would load either.
+    if (!repair.enabled || DiskFull.in(failure) || FileSystemFailure.in(failure)) throw failure
     val bases = older(repair)
     // Nothing older to build from at all: the snapshot's own error names what to restore.
     if (bases.isEmpty && older(repair.copy(maxChangelogReplay = Int.MaxValue)).isEmpty) throw failure

@@ -1,0 +1,223 @@
+"""Soak: a TTL'd deduplication and an aggregation with steady churn on local-cluster executors, sampled
+until it is clear whether anything grows that should not.
+
+    python tests/chaos/soak.py WORKDIR --provider ttlstore|rocksdb --batches N [--out F.json]
+
+Two queries run side by side on Spark's ``local-cluster[2,1,1536]`` (``--executors`` JVMs), with Spark's
+default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a micro-batch every
+``--trigger``), so new keys come in and old ones go out and the live set stays about ``rate x ttl``:
+
+- ttlstore: ``dropDuplicates(value)`` and a count per ``value / 2``, both with a processing-time TTL of
+  ``--ttl`` seconds;
+- Spark's RocksDB provider (changelog checkpointing on, TTL off): the same live set bounded by a
+  watermark of ``--ttl`` seconds (``dropDuplicatesWithinWatermark``, a count per 1-second window and
+  key).
+
+Every ``--sample`` seconds it samples each executor JVM (resident memory, threads and open file
+descriptors from /proc; heap after a full GC from ``jcmd`` every 10th sample), the state's memory as
+the providers report it (``memoryUsedBytes``), the local SST bytes under the local directory, the
+checkpoints' bytes and file count, and the latest batches' latency. The verdict per figure: over the
+second half of the run, the least-squares slope times the half's length (the drift a trend adds
+across it) must stay within the figure's band (``BANDS``). It prints ``RESULT {json}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cluster.executors import executors, spark_home  # noqa: E402
+from pyspark.sql import DataFrame, SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+import ttlstore  # noqa: E402
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+MiB = 1 << 20
+
+#: Per figure: (allowed drift over the second half, as a share of its median, and at least this much).
+BANDS: dict[str, tuple[float, float]] = {
+    "rss_bytes": (0.10, 64 * MiB),
+    "heap_after_gc_bytes": (0.25, 32 * MiB),
+    "threads": (0.10, 8),
+    "open_fds": (0.15, 16),
+    "state_memory_bytes": (0.25, 16 * MiB),
+    "local_sst_bytes": (0.50, 16 * MiB),
+    "checkpoint_bytes": (0.50, 32 * MiB),
+    "checkpoint_files": (0.25, 100),
+    "batch_ms": (0.50, 200),
+}
+
+
+def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int) -> dict[str, tuple[str, DataFrame]]:
+    events = spark.readStream.format("rate").option("rowsPerSecond", rate).load()
+    key = (F.col("value") / 2).cast("long").alias("k")
+    if provider == "ttlstore":
+        return {"dedup": ("append", events.dropDuplicates(["value"])),
+                "count": ("update", events.groupBy(key).count())}
+    watermarked = events.withWatermark("timestamp", f"{ttl_s} seconds")
+    return {"dedup": ("append", watermarked.dropDuplicatesWithinWatermark(["value"])),
+            "count": ("update", watermarked.groupBy(F.window("timestamp", "1 second"), key).count())}
+
+
+def tree(path: Path, suffix: str = "") -> tuple[int, int]:
+    """Bytes and files below `path` (those ending in `suffix`)."""
+    size = files = 0
+    for root, _, names in os.walk(path):
+        for name in names:
+            if name.endswith(suffix):
+                try:
+                    size += os.stat(os.path.join(root, name)).st_size
+                    files += 1
+                except FileNotFoundError:
+                    pass
+    return size, files
+
+
+def proc(pid: int) -> dict[str, int]:
+    status = Path(f"/proc/{pid}/status").read_text()
+    rss = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+    threads = int(re.search(r"Threads:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+    return {"rss_bytes": rss, "threads": threads, "open_fds": len(os.listdir(f"/proc/{pid}/fd"))}
+
+
+def heap_after_gc(pid: int) -> int | None:
+    """The used heap after a full GC (jcmd GC.run, then GC.heap_info), or None if jcmd failed."""
+    try:
+        subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, timeout=60, check=True)
+        info = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=60,
+                              check=True).stdout
+    except (subprocess.SubprocessError, OSError):
+        return None
+    used = re.search(r"used (\d+)K", info)
+    return int(used.group(1)) * 1024 if used else None
+
+
+def slope_per_batch(points: list[tuple[float, float]]) -> float:
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    return 0.0 if var == 0 else sum((x - mx) * (y - my) for x, y in points) / var
+
+
+def verdicts(samples: list[dict], figures: dict[str, tuple[float, float]] = BANDS) -> dict[str, dict]:
+    """Per figure (per executor where it is one): the second half's median, the drift a least-squares trend
+    adds across it, the band, and whether the drift stays within it."""
+    last = samples[-1]["batch"]
+    half = [s for s in samples if s["batch"] >= last / 2]
+    out: dict[str, dict] = {}
+    series: dict[str, list[tuple[float, float]]] = {}
+    for s in half:
+        for name in figures:
+            if s.get(name) is not None:
+                series.setdefault(name, []).append((s["batch"], s[name]))
+        for executor, figs in s.get("executors", {}).items():
+            for name, value in figs.items():
+                if value is not None and name in figures:
+                    series.setdefault(f"{name} (executor {executor})", []).append((s["batch"], value))
+    for label, points in sorted(series.items()):
+        if len(points) < 3:
+            continue
+        share, floor = figures[label.split(" (")[0]]
+        median = statistics.median(y for _, y in points)
+        drift = slope_per_batch(points) * (points[-1][0] - points[0][0])
+        band = max(share * abs(median), floor)
+        out[label] = {"median": median, "drift": drift, "slope_per_1000_batches": slope_per_batch(points) * 1000,
+                      "band": band, "within": abs(drift) <= band, "first_batch": points[0][0],
+                      "last_batch": points[-1][0]}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("work", type=Path)
+    parser.add_argument("--provider", choices=("ttlstore", "rocksdb"), default="ttlstore")
+    parser.add_argument("--batches", type=int, default=3000)
+    parser.add_argument("--rate", type=int, default=10_000, help="new keys a second")
+    parser.add_argument("--ttl", type=int, default=25, help="seconds a key lives (TTL or watermark delay)")
+    parser.add_argument("--trigger", default="1 second")
+    parser.add_argument("--sample", type=float, default=5.0, help="seconds between samples")
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--executors", type=int, default=2)
+    parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting more")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    local, checkpoints = args.work / "local", args.work / "checkpoints"
+    local.mkdir(parents=True, exist_ok=True)
+    if not (Path(os.environ.get("SPARK_HOME", "/nonexistent")) / "jars").is_dir():
+        os.environ["SPARK_HOME"] = str(spark_home(args.work))  # local-cluster starts its executors from it
+    builder = (SparkSession.builder.master(f"local-cluster[{args.executors},1,1536]").appName(f"ttlstore-soak-{args.provider}")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.local.dir", str(local))
+               .config("spark.sql.shuffle.partitions", str(args.partitions)))
+    for setting in args.conf:
+        key, _, value = setting.partition("=")
+        builder = builder.config(key, value)
+    if args.provider == "ttlstore":
+        spark = ttlstore.configure(builder, ttl=f"{args.ttl} seconds", local_dir=str(local)).getOrCreate()
+    else:
+        spark = (builder.config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+                 .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+                 .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    app = spark.sparkContext.applicationId
+    running = {name: df.writeStream.outputMode(mode).format("noop").trigger(processingTime=args.trigger)
+               .option("checkpointLocation", str(checkpoints / name)).queryName(name).start()
+               for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl).items()}
+    samples: list[dict] = []
+    started = time.time()
+    try:
+        while True:
+            time.sleep(args.sample)
+            progress = {name: q.lastProgress for name, q in running.items()}
+            for name, q in running.items():
+                if q.exception() is not None:
+                    raise RuntimeError(f"{name} failed: {q.exception()}")
+            if any(p is None for p in progress.values()):
+                continue
+            recent = {name: q.recentProgress[-5:] for name, q in running.items()}
+            batch = min(p["batchId"] for p in progress.values())
+            sample: dict = {"batch": batch, "seconds": round(time.time() - started, 1), "executors": {}}
+            for pid, executor in executors(app):
+                try:
+                    figures: dict = proc(pid)
+                except (FileNotFoundError, AttributeError):
+                    continue
+                figures["heap_after_gc_bytes"] = heap_after_gc(pid) if len(samples) % 10 == 0 else None
+                sample["executors"][executor] = figures
+            sample["state_memory_bytes"] = sum(op["memoryUsedBytes"] for p in progress.values()
+                                               for op in p["stateOperators"])
+            sample["state_rows"] = sum(op["numRowsTotal"] for p in progress.values() for op in p["stateOperators"])
+            sample["local_sst_bytes"] = tree(local, ".sst")[0]
+            sample["checkpoint_bytes"], sample["checkpoint_files"] = tree(checkpoints)
+            sample["batch_ms"] = statistics.median(r["durationMs"].get("triggerExecution", 0)
+                                                   for rs in recent.values() for r in rs)
+            samples.append(sample)
+            print(json.dumps({k: v for k, v in sample.items() if k != "executors"}), flush=True)
+            if batch >= args.batches:
+                break
+    finally:
+        for q in running.values():
+            q.stop()
+        spark.stop()
+    result = {"provider": args.provider, "batches": args.batches, "rate": args.rate, "ttl_s": args.ttl,
+              "trigger": args.trigger, "seconds": round(time.time() - started), "samples": samples,
+              "verdicts": verdicts(samples)}
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+    print("RESULT " + json.dumps({k: v for k, v in result.items() if k != "samples"}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""`make soak`'s report: the soak's figures per provider into docs/reliability.md ("Soak (make soak)")
+and its plot into docs/soak.png, from bench-output/soak-<provider>.json (tests/chaos/soak.py --out).
+It exits with 1 if a figure of ttlstore's drifted out of its band."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from report import replace_section  # type: ignore[import-not-found]
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTION = "## Soak (`make soak`)"
+MiB = 1 << 20
+#: Figures in the table and the plot: (label, unit divisor, unit).
+FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_after_gc_bytes": ("heap after GC", MiB, "MiB"),
+           "threads": ("threads", 1, ""), "open_fds": ("open files", 1, ""),
+           "state_memory_bytes": ("state memory", MiB, "MiB"), "local_sst_bytes": ("local SST", MiB, "MiB"),
+           "checkpoint_bytes": ("checkpoint", MiB, "MiB"), "checkpoint_files": ("checkpoint files", 1, ""),
+           "batch_ms": ("batch", 1, "ms")}
+NAMES = {"ttlstore": "ttlstore, TTL on", "rocksdb": "Spark's RocksDB provider + changelog, watermark"}
+
+
+def section(runs: dict[str, dict]) -> str:
+    first = next(iter(runs.values()))
+    lines = [SECTION, "",
+             f"Measured {time.strftime('%Y-%m-%d')}. tests/chaos/soak.py: a deduplication and an aggregation side by "
+             f"side on `local-cluster[2,1,1536]`, Spark's default maintenance, {first['rate']:,} new keys a second from "
+             f"Spark's rate source, a batch every {first['trigger']}, keys living {first['ttl_s']} s (ttlstore's TTL; "
+             "the RocksDB provider's watermark), so the live set stays constant. Per figure: the median over the "
+             "second half of the run, and the drift a least-squares trend adds across that half against the band "
+             "it must stay within (per executor where the figure is one). ![the soak's figures](soak.png)", "",
+             "| figure | " + " | ".join(f"{NAMES.get(p, p)}: median, drift (band)" for p in runs) + " |",
+             "|---|" + "---|" * len(runs)]
+    labels = sorted({k for r in runs.values() for k in r["verdicts"]})
+    for label in labels:
+        base = label.split(" (")[0]
+        name, div, unit = FIGURES.get(base, (base, 1, ""))
+        cells = []
+        for run in runs.values():
+            v = run["verdicts"].get(label)
+            cells.append("" if v is None else
+                         f"{v['median'] / div:,.1f} {unit}, {v['drift'] / div:+,.1f} ({v['band'] / div:,.1f})"
+                         f"{'' if v['within'] else ' **out of band**'}")
+        lines.append(f"| {name}{label[len(base):]} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Runs: " + "; ".join(f"{NAMES.get(p, p)} {r['batches']:,} batches in {r['seconds'] / 60:.0f} min"
+                                       for p, r in runs.items()) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def plot(runs: dict[str, dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = ["rss_bytes", "state_memory_bytes", "open_fds", "local_sst_bytes", "checkpoint_bytes", "batch_ms"]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+    for ax, figure in zip(axes.flat, shown, strict=True):
+        name, div, unit = FIGURES[figure]
+        for provider, run in runs.items():
+            points = []
+            for s in run["samples"]:
+                per_executor = [e.get(figure) for e in s.get("executors", {}).values() if e.get(figure) is not None]
+                value = max(per_executor) if per_executor else s.get(figure)
+                if value is not None:
+                    points.append((s["batch"], value / div))
+            ax.plot([p[0] for p in points], [p[1] for p in points], label=NAMES.get(provider, provider))
+        ax.set_title(f"{name}{' per executor (largest)' if figure in ('rss_bytes', 'open_fds') else ''}")
+        ax.set_xlabel("batch")
+        ax.set_ylabel(unit)
+    axes.flat[0].legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=80)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-output")
+    parser.add_argument("--report", type=Path, default=ROOT / "docs" / "reliability.md")
+    args = parser.parse_args()
+    runs = {p: json.loads((args.out / f"soak-{p}.json").read_text()) for p in ("ttlstore", "rocksdb")
+            if (args.out / f"soak-{p}.json").is_file()}
+    replace_section(args.report, SECTION, section(runs))
+    plot(runs, args.report.parent / "soak.png")
+    out_of_band = [k for k, v in runs.get("ttlstore", {}).get("verdicts", {}).items() if not v["within"]]
+    if out_of_band:
+        print(f"ttlstore's figures out of band: {out_of_band}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The soak, bounded: a hundred batches of steady churn on a local-cluster executor find a leak that
+the test injects, and find none without it.
+
+tests/chaos/soak.py runs a TTL'd deduplication and an aggregation on Spark's rate source (new keys in,
+expired keys out, the live set constant) and samples the executor JVM. Here it runs twice: for 100
+batches as shipped, and for 60 with ``testing.leak=store`` (every load opens a RocksDB instance and never
+closes it, as an unclosed store leaks). The run as shipped keeps its open files and threads within the
+soak's bands over its second half; the leaking run's open files drift far past theirs. Memory is not
+judged in so short a run (the heap and the block cache are still warming up); ``make soak`` runs
+thousands of batches and judges every figure (docs/reliability.md, "Soak").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cluster.executors import spark_home
+
+from conftest import ROOT
+
+BATCHES = 100
+
+
+def soak(tmp_path: Path, *conf: str, batches: int = BATCHES) -> dict:
+    env = {**os.environ, "SPARK_HOME": str(spark_home(tmp_path))}
+    args = [sys.executable, str(ROOT / "tests" / "chaos" / "soak.py"), str(tmp_path / "work"), "--batches",
+            str(batches), "--rate", "2000", "--ttl", "5", "--trigger", "250 milliseconds", "--sample", "1",
+            "--executors", "1", "--partitions", "2", *(f"--conf={c}" for c in conf)]
+    ran = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
+    assert ran.returncode == 0 and len(results) == 1, ran.stdout[-3000:] + ran.stderr[-4000:]
+    return json.loads(results[0])
+
+
+def judged(result: dict, figure: str) -> list[dict]:
+    found = [v for k, v in result["verdicts"].items() if k.startswith(f"{figure} (executor")]
+    assert found, f"no {figure} samples: {sorted(result['verdicts'])}"
+    return found
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return soak(tmp_path_factory.mktemp("soak"))
+
+
+def test_a_bounded_soak_of_ttlstore_as_shipped_keeps_its_open_files_and_threads_flat(shipped: dict):
+    for figure in ("open_fds", "threads"):
+        for verdict in judged(shipped, figure):
+            assert verdict["within"], (figure, verdict)
+
+
+def test_a_bounded_soak_finds_a_store_that_is_never_closed(tmp_path: Path, shipped: dict):
+    # Shorter: every load leaks an instance (a few open files each), so the drift is plain within 60 batches.
+    leaking = soak(tmp_path, "spark.sql.streaming.stateStore.ttlstore.testing.leak=store", batches=60)
+    fds = judged(leaking, "open_fds")
+    assert not all(v["within"] for v in fds), fds
+    assert max(v["drift"] for v in fds) > 5 * max(abs(v["drift"]) for v in judged(shipped, "open_fds")), fds
