@@ -14,7 +14,9 @@ default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a
   key).
 
 Every ``--sample`` seconds it samples each executor JVM (resident memory, threads and open file
-descriptors from /proc; heap after a full GC from ``jcmd`` every 10th sample), the state's memory as
+descriptors from /proc; how much of the resident memory is heap pages, from /proc/PID/smaps inside the
+heap's address range, and so how much lies outside the heap; heap after a full GC from ``jcmd`` every
+10th sample), the state's memory as
 the providers report it (``memoryUsedBytes``), the local SST bytes under the local directory, the
 checkpoints' bytes and file count, and the latest batches' latency. The verdict per figure: over the
 second half of the run, the least-squares slope times the half's length (the drift a trend adds
@@ -44,9 +46,12 @@ import ttlstore  # noqa: E402
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 MiB = 1 << 20
 
-#: Per figure: (allowed drift over the second half, as a share of its median, and at least this much).
-BANDS: dict[str, tuple[float, float]] = {
+#: Per figure: (allowed drift over the second half, as a share of its median, and at least this much), or
+#: None for a figure that is shown but not judged.
+BANDS: dict[str, tuple[float, float] | None] = {
     "rss_bytes": (0.10, 64 * MiB),
+    "heap_rss_bytes": None,  # the heap's pages, touched as G1 first uses its regions: up to -Xmx, not a leak
+    "off_heap_rss_bytes": (0.10, 64 * MiB),
     "heap_after_gc_bytes": (0.25, 32 * MiB),
     "threads": (0.10, 8),
     "open_fds": (0.15, 16),
@@ -90,6 +95,33 @@ def proc(pid: int) -> dict[str, int]:
     return {"rss_bytes": rss, "threads": threads, "open_fds": len(os.listdir(f"/proc/{pid}/fd"))}
 
 
+def heap_range(pid: int) -> tuple[int, int] | None:
+    """The Java heap's reserved address range, from jcmd GC.heap_info ("[0x..., 0x...)"), or None."""
+    try:
+        info = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=60,
+                              check=True).stdout
+    except (subprocess.SubprocessError, OSError):
+        return None
+    found = re.search(r"\[(0x[0-9a-f]+), (0x[0-9a-f]+)\)", info)
+    return (int(found.group(1), 16), int(found.group(2), 16)) if found else None
+
+
+def heap_rss(pid: int, heap: tuple[int, int]) -> int:
+    """The resident bytes of the mappings inside the heap's range (/proc/PID/smaps): the heap pages the JVM
+    has touched. RSS minus this is the memory outside the heap (RocksDB, metaspace, threads, code)."""
+    resident = 0
+    inside = False
+    with open(f"/proc/{pid}/smaps") as smaps:
+        for line in smaps:
+            head = line.split(" ", 1)[0]
+            if "-" in head and ":" not in head:
+                start, end = (int(x, 16) for x in head.split("-"))
+                inside = start < heap[1] and end > heap[0]
+            elif inside and line.startswith("Rss:"):
+                resident += int(line.split()[1]) * 1024
+    return resident
+
+
 def heap_after_gc(pid: int) -> int | None:
     """The used heap after a full GC (jcmd GC.run, then GC.heap_info), or None if jcmd failed."""
     try:
@@ -110,7 +142,7 @@ def slope_per_batch(points: list[tuple[float, float]]) -> float:
     return 0.0 if var == 0 else sum((x - mx) * (y - my) for x, y in points) / var
 
 
-def verdicts(samples: list[dict], figures: dict[str, tuple[float, float]] = BANDS) -> dict[str, dict]:
+def verdicts(samples: list[dict], figures: dict[str, tuple[float, float] | None] = BANDS) -> dict[str, dict]:
     """Per figure (per executor where it is one): the second half's median, the drift a least-squares trend
     adds across it, the band, and whether the drift stays within it."""
     last = samples[-1]["batch"]
@@ -128,12 +160,12 @@ def verdicts(samples: list[dict], figures: dict[str, tuple[float, float]] = BAND
     for label, points in sorted(series.items()):
         if len(points) < 3:
             continue
-        share, floor = figures[label.split(" (")[0]]
+        bounds = figures[label.split(" (")[0]]
         median = statistics.median(y for _, y in points)
         drift = slope_per_batch(points) * (points[-1][0] - points[0][0])
-        band = max(share * abs(median), floor)
+        band = None if bounds is None else max(bounds[0] * abs(median), bounds[1])
         out[label] = {"median": median, "drift": drift, "slope_per_1000_batches": slope_per_batch(points) * 1000,
-                      "band": band, "within": abs(drift) <= band, "first_batch": points[0][0],
+                      "band": band, "within": None if band is None else abs(drift) <= band, "first_batch": points[0][0],
                       "last_batch": points[-1][0]}
     return out
 
@@ -153,6 +185,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
+    args.work = args.work.resolve()  # the executors run in directories of their own
     local, checkpoints = args.work / "local", args.work / "checkpoints"
     local.mkdir(parents=True, exist_ok=True)
     if not (Path(os.environ.get("SPARK_HOME", "/nonexistent")) / "jars").is_dir():
@@ -176,6 +209,7 @@ def main() -> None:
                .option("checkpointLocation", str(checkpoints / name)).queryName(name).start()
                for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl).items()}
     samples: list[dict] = []
+    heaps: dict[int, tuple[int, int] | None] = {}
     started = time.time()
     try:
         while True:
@@ -194,6 +228,14 @@ def main() -> None:
                     figures: dict = proc(pid)
                 except (FileNotFoundError, AttributeError):
                     continue
+                heap = heaps.get(pid) or heaps.setdefault(pid, heap_range(pid))
+                if heap is not None:
+                    try:
+                        figures["heap_rss_bytes"] = heap_rss(pid, heap)
+                        figures["off_heap_rss_bytes"] = figures["rss_bytes"] - figures["heap_rss_bytes"]
+                    except FileNotFoundError:
+                        pass
+                # Last: the full GC gives heap pages back, so the figures above are taken before it.
                 figures["heap_after_gc_bytes"] = heap_after_gc(pid) if len(samples) % 10 == 0 else None
                 sample["executors"][executor] = figures
             sample["state_memory_bytes"] = sum(op["memoryUsedBytes"] for p in progress.values()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Soak (`make soak`)"
 MiB = 1 << 20
 #: Figures in the table and the plot: (label, unit divisor, unit).
-FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_after_gc_bytes": ("heap after GC", MiB, "MiB"),
+FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_rss_bytes": ("RSS: heap pages", MiB, "MiB"),
+           "off_heap_rss_bytes": ("RSS: outside the heap", MiB, "MiB"), "heap_after_gc_bytes": ("heap after GC", MiB, "MiB"),
            "threads": ("threads", 1, ""), "open_fds": ("open files", 1, ""),
            "state_memory_bytes": ("state memory", MiB, "MiB"), "local_sst_bytes": ("local SST", MiB, "MiB"),
            "checkpoint_bytes": ("checkpoint", MiB, "MiB"), "checkpoint_files": ("checkpoint files", 1, ""),
@@ -27,29 +30,42 @@ NAMES = {"ttlstore": "ttlstore, TTL on", "rocksdb": "Spark's RocksDB provider + 
 def section(runs: dict[str, dict]) -> str:
     first = next(iter(runs.values()))
     lines = [SECTION, "",
-             f"Measured {time.strftime('%Y-%m-%d')}. tests/chaos/soak.py: a deduplication and an aggregation side by "
-             f"side on `local-cluster[2,1,1536]`, Spark's default maintenance, {first['rate']:,} new keys a second from "
+             f"Measured {time.strftime('%Y-%m-%d')} on commit {commit()}. tests/chaos/soak.py: a deduplication and an "
+             f"aggregation side by side on `local-cluster[2,1,1536]`, each provider with its default settings (ttlstore: "
+             f"a memory budget of 512 MiB per executor), Spark's default maintenance, {first['rate']:,} new keys a second from "
              f"Spark's rate source, a batch every {first['trigger']}, keys living {first['ttl_s']} s (ttlstore's TTL; "
              "the RocksDB provider's watermark), so the live set stays constant. Per figure: the median over the "
              "second half of the run, and the drift a least-squares trend adds across that half against the band "
              "it must stay within (per executor where the figure is one). ![the soak's figures](soak.png)", "",
              "| figure | " + " | ".join(f"{NAMES.get(p, p)}: median, drift (band)" for p in runs) + " |",
              "|---|" + "---|" * len(runs)]
-    labels = sorted({k for r in runs.values() for k in r["verdicts"]})
+    order = list(FIGURES)
+    labels = sorted({k for r in runs.values() for k in r["verdicts"]},
+                    key=lambda k: (order.index(k.split(" (")[0]) if k.split(" (")[0] in order else len(order), k))
     for label in labels:
         base = label.split(" (")[0]
         name, div, unit = FIGURES.get(base, (base, 1, ""))
         cells = []
         for run in runs.values():
             v = run["verdicts"].get(label)
+            digits = 1 if unit else 0
             cells.append("" if v is None else
-                         f"{v['median'] / div:,.1f} {unit}, {v['drift'] / div:+,.1f} ({v['band'] / div:,.1f})"
-                         f"{'' if v['within'] else ' **out of band**'}")
+                         f"{v['median'] / div:,.{digits}f}{' ' + unit if unit else ''}, {v['drift'] / div:+,.{digits}f} "
+                         + ("(not judged)" if v["band"] is None else f"({v['band'] / div:,.{digits}f})")
+                         + (" **out of band**" if v["within"] is False else ""))
         lines.append(f"| {name}{label[len(base):]} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("Runs: " + "; ".join(f"{NAMES.get(p, p)} {r['batches']:,} batches in {r['seconds'] / 60:.0f} min"
-                                       for p, r in runs.items()) + ".")
+    lines.append("Runs: " + "; ".join(f"{NAMES.get(p, p)} {r['batches']:,} batches in {r['seconds'] / 60:.0f} min, "
+                                       f"{live_rows(r):,.0f} rows in state (median)" for p, r in runs.items()) + ".")
     return "\n".join(lines) + "\n"
+
+
+def commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def live_rows(run: dict) -> float:
+    return statistics.median(s["state_rows"] for s in run["samples"])
 
 
 def plot(runs: dict[str, dict], out: Path) -> None:
@@ -58,8 +74,9 @@ def plot(runs: dict[str, dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = ["rss_bytes", "state_memory_bytes", "open_fds", "local_sst_bytes", "checkpoint_bytes", "batch_ms"]
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+    shown = ["rss_bytes", "heap_rss_bytes", "off_heap_rss_bytes", "state_memory_bytes", "open_fds",
+             "local_sst_bytes", "checkpoint_bytes", "checkpoint_files", "batch_ms"]
+    fig, axes = plt.subplots(3, 3, figsize=(15, 12))
     for ax, figure in zip(axes.flat, shown, strict=True):
         name, div, unit = FIGURES[figure]
         for provider, run in runs.items():
@@ -70,7 +87,10 @@ def plot(runs: dict[str, dict], out: Path) -> None:
                 if value is not None:
                     points.append((s["batch"], value / div))
             ax.plot([p[0] for p in points], [p[1] for p in points], label=NAMES.get(provider, provider))
-        ax.set_title(f"{name}{' per executor (largest)' if figure in ('rss_bytes', 'open_fds') else ''}")
+        if figure == "batch_ms":  # the first batches (the JVMs' warm-up) would flatten the rest
+            steady = sorted(s.get(figure) or 0 for run in runs.values() for s in run["samples"])
+            ax.set_ylim(0, 1.5 * steady[int(0.99 * (len(steady) - 1))])
+        ax.set_title(f"{name}{' per executor (largest)' if figure in ('rss_bytes', 'heap_rss_bytes', 'off_heap_rss_bytes', 'open_fds') else ''}")
         ax.set_xlabel("batch")
         ax.set_ylabel(unit)
     axes.flat[0].legend()
@@ -87,7 +107,7 @@ def main() -> None:
             if (args.out / f"soak-{p}.json").is_file()}
     replace_section(args.report, SECTION, section(runs))
     plot(runs, args.report.parent / "soak.png")
-    out_of_band = [k for k, v in runs.get("ttlstore", {}).get("verdicts", {}).items() if not v["within"]]
+    out_of_band = [k for k, v in runs.get("ttlstore", {}).get("verdicts", {}).items() if v["within"] is False]
     if out_of_band:
         print(f"ttlstore's figures out of band: {out_of_band}", file=sys.stderr)
         sys.exit(1)
