@@ -9,9 +9,9 @@ default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a
 
 - ttlstore: ``dropDuplicates(value)`` and a count per ``value / 2``, both with a processing-time TTL of
   ``--ttl`` seconds;
-- Spark's RocksDB provider (changelog checkpointing on, TTL off): the same live set bounded by a
-  watermark of ``--ttl`` seconds (``dropDuplicatesWithinWatermark``, a count per 1-second window and
-  key).
+- Spark's RocksDB provider (changelog checkpointing on, TTL off): the same live set bounded by
+  watermarks (``dropDuplicatesWithinWatermark`` with half of ``--ttl`` as its delay, as it keeps a key
+  for twice the delay; a count per 1-second window and key with ``--ttl`` less a second).
 
 Every ``--sample`` seconds it samples each executor JVM (resident memory, threads and open file
 descriptors from /proc; how much of the resident memory is heap pages, from /proc/PID/smaps inside the
@@ -69,9 +69,13 @@ def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int) -> dict[s
     if provider == "ttlstore":
         return {"dedup": ("append", events.dropDuplicates(["value"])),
                 "count": ("update", events.groupBy(key).count())}
-    watermarked = events.withWatermark("timestamp", f"{ttl_s} seconds")
-    return {"dedup": ("append", watermarked.dropDuplicatesWithinWatermark(["value"])),
-            "count": ("update", watermarked.groupBy(F.window("timestamp", "1 second"), key).count())}
+    # The same live set as the TTL's: dropDuplicatesWithinWatermark keeps a key until its event time plus
+    # the delay falls behind the watermark (the latest event time less the delay), so for twice the delay;
+    # a 1-second window's counts stay until the watermark passes the window's end, the delay plus a second.
+    return {"dedup": ("append", events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
+                      .dropDuplicatesWithinWatermark(["value"])),
+            "count": ("update", events.withWatermark("timestamp", f"{ttl_s - 1} seconds")
+                      .groupBy(F.window("timestamp", "1 second"), key).count())}
 
 
 def tree(path: Path, suffix: str = "") -> tuple[int, int]:
