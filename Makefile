@@ -309,7 +309,7 @@ chaos: install
 
 # The soak (tests/chaos/soak.py): a TTL'd deduplication and an aggregation with steady churn on local-cluster
 # executors for SOAK_BATCHES batches on ttlstore, then SOAK_ANCHOR_BATCHES on Spark's RocksDB provider (the
-# same live set through a watermark; its batches take longer, and its figures are there to read against);
+# same live set through watermarks; its batches take longer, and its figures are there to read against);
 # tests/chaos/soak_report.py writes the figures, their drift and bands into docs/reliability.md and
 # docs/soak.png, and fails if a figure of ttlstore's drifted out of its band. About 50 minutes and 50 more
 # here with the defaults (ttlstore's block cache fills to the default budget in some 1,600 of its batches).

@@ -232,7 +232,9 @@ def main() -> None:
                     figures: dict = proc(pid)
                 except (FileNotFoundError, AttributeError):
                     continue
-                heap = heaps.get(pid) or heaps.setdefault(pid, heap_range(pid))
+                if pid not in heaps:  # once per JVM: the heap's range stays reserved (a failed jcmd is not retried)
+                    heaps[pid] = heap_range(pid)
+                heap = heaps[pid]
                 if heap is not None:
                     try:
                         figures["heap_rss_bytes"] = heap_rss(pid, heap)

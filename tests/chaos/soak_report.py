@@ -34,7 +34,8 @@ def section(runs: dict[str, dict]) -> str:
              f"aggregation side by side on `local-cluster[2,1,1536]`, each provider with its default settings (ttlstore: "
              f"a memory budget of 512 MiB per executor), Spark's default maintenance, {first['rate']:,} new keys a second from "
              f"Spark's rate source, a batch every {first['trigger']}, keys living {first['ttl_s']} s (ttlstore's TTL; "
-             "the RocksDB provider's watermark), so the live set stays constant. Per figure: the median over the "
+             "the RocksDB provider's watermarks, each set so that its operator keeps a key as long), so the live set "
+             "stays constant and the same on both. Per figure: the median over the "
              "second half of the run, and the drift a least-squares trend adds across that half against the band "
              "it must stay within (per executor where the figure is one). ![the soak's figures](soak.png)", "",
              "| figure | " + " | ".join(f"{NAMES.get(p, p)}: median, drift (band)" for p in runs) + " |",
