@@ -69,6 +69,7 @@ lazy val nativeFilter = Def.task {
   val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
   val log = streams.value.log
   val targets = nativeTargets
+  val sources = (src * "*.c").get.sortBy(_.getName)
   // One cache per set of platforms: a build that adds a platform builds them all again.
   val cache = streams.value.cacheDirectory / targets.map(_._1).mkString("native-filter-", "+", "")
   val build = FileFunction.cached(cache, FilesInfo.hash) { _ =>
@@ -76,8 +77,8 @@ lazy val nativeFilter = Def.task {
       val out = native / platform / "libttlstore_filter.so"
       IO.createDirectory(out.getParentFile)
       val cmd = Seq(cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
-        "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath,
-        (src / "ttl_expiry.c").getPath, (src / "ttl_filter_jni.c").getPath, "-ldl")
+        "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath) ++
+        sources.map(_.getPath) :+ "-ldl"
       log.info(cmd.mkString(s"building the native filter for $platform: ", " ", ""))
       val exit = try scala.sys.process.Process(cmd).! catch { case _: java.io.IOException => -1 }
       if (exit != 0) {
@@ -90,7 +91,7 @@ lazy val nativeFilter = Def.task {
       out
     }.toSet
   }
-  build(Set(src / "ttl_expiry.c", src / "ttl_expiry.h", src / "ttl_filter_jni.c")).toSeq
+  build(((src * "*.c").get ++ (src * "*.h").get).toSet).toSeq
 }
 
 

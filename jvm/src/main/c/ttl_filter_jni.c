@@ -10,14 +10,13 @@
  * "Now" is pushed by the JVM into an atomic; the filter never calls back into the JVM per row.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <jni.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocksdbjni_symbols.h"
 #include "ttl_expiry.h"
 
 typedef unsigned char (*filter_fn)(void *, int, const char *, size_t, const char *, size_t, char **,
@@ -63,34 +62,16 @@ static const char *filter_name(void *state) {
   return "io.ttlstore.TtlCompactionFilter";
 }
 
-static int find_rocksdbjni(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  if (info->dlpi_name && strstr(info->dlpi_name, "librocksdbjni")) {
-    snprintf((char *)data, 4096, "%s", info->dlpi_name);
-    return 1;
-  }
-  return 0;
-}
-
 /* Binds to the loaded librocksdbjni; returns NULL, or what is missing. Idempotent. */
 JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (compactionfilter_create != NULL) return NULL;
-  char path[4096] = {0};
-  if (!dl_iterate_phdr(find_rocksdbjni, path)) {
-    snprintf(bind_error, sizeof bind_error,
-             "no librocksdbjni is loaded in this process (load RocksDB before the filter)");
-    return (*env)->NewStringUTF(env, bind_error);
-  }
-  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (lib == NULL) {
-    snprintf(bind_error, sizeof bind_error, "cannot reopen %s: %s", path, dlerror());
-    return (*env)->NewStringUTF(env, bind_error);
-  }
+  void *lib = ttlstore_rocksdbjni(bind_error, sizeof bind_error);
+  if (lib == NULL) return (*env)->NewStringUTF(env, bind_error);
   void *create = dlsym(lib, "rocksdb_compactionfilter_create");
   void *destroy = dlsym(lib, "rocksdb_compactionfilter_destroy");
   if (create == NULL || destroy == NULL) {
-    snprintf(bind_error, sizeof bind_error, "%s does not export %s", path,
+    snprintf(bind_error, sizeof bind_error, "librocksdbjni does not export %s",
              create == NULL ? "rocksdb_compactionfilter_create" : "rocksdb_compactionfilter_destroy");
     return (*env)->NewStringUTF(env, bind_error);
   }

@@ -16,6 +16,12 @@ final class NativeFilterLoader(val resource: String) {
   /** The library, or why it cannot be used (naming what was tried). */
   def library: Either[String, NativeTtlFilterLib] = loaded
 
+  /** The library's point read, if the library loaded and binds it ([[NativeReadsLib]]). */
+  lazy val reads: Option[NativeReadsLib] = loaded.toOption.flatMap { _ =>
+    val r = new NativeReadsLib
+    if (r.bind() == null) Some(r) else None
+  }
+
   /** A filter with `ttlMs` and `now`, or why there is none. */
   def create(ttlMs: Long, now: Long): Either[String, TtlCompactionFilter] =
     loaded.flatMap { lib =>

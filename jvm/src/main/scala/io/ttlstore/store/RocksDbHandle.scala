@@ -21,7 +21,8 @@ import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
  *
  * RocksDB's WAL is off: every committed version is durable through its changelog file in the
  * checkpoint, and a store whose process dies is rebuilt from the checkpoint, never from local files.
- * Puts are applied one by one (RocksDB makes each a one-entry write batch): a client-side batch
+ * Point reads go through [[NativeReadsLib]] where the native library loads (RocksJava 9 throws a C++
+ * exception for every missing key). Puts are applied one by one (RocksDB makes each a one-entry write batch): a client-side batch
  * would need an indexed overlay for reads and would break iteration while mutating, which Spark's
  * operators do. Replays of changelogs go through large write batches.
  */
@@ -37,7 +38,9 @@ final class RocksDbHandle private (
     /** The Bloom filters the families' table options hold; closed after the DB, like the options. */
     bloomFilters: Seq[BloomFilter],
     /** True when the shared write buffer manager charges this instance's memtables to the cache. */
-    memtablesInCache: Boolean) extends AutoCloseable {
+    memtablesInCache: Boolean,
+    /** The native point read, or null: RocksJava's `get` then ([[NativeReadsLib]]). */
+    reads: NativeReadsLib) extends AutoCloseable {
 
   // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
   private val legacyFamily = handles(0)
@@ -53,8 +56,12 @@ final class RocksDbHandle private (
     }
 
   def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
-    db.get(timestampedFamily, readOptions, key)
+    if (reads != null) reads.get(db.getNativeHandle, timestampedFamily.getNativeHandle, key)
+    else db.get(timestampedFamily, readOptions, key)
   }
+
+  /** True if point reads go through [[NativeReadsLib]]. */
+  def readsNatively: Boolean = reads != null
 
   /** True if the key may exist; false is certain (Bloom filter and memtable only, no disk read). */
   def mayExist(key: Array[Byte]): Boolean = db.keyMayExist(timestampedFamily, key, null)
@@ -69,7 +76,9 @@ final class RocksDbHandle private (
 
   /** A legacy row (plain value, no timestamp), or null. */
   def getLegacy(key: Array[Byte]): Array[Byte] = wrap("get a legacy key") {
-    if (db.keyMayExist(legacyFamily, key, null)) db.get(legacyFamily, readOptions, key) else null
+    if (!db.keyMayExist(legacyFamily, key, null)) null
+    else if (reads != null) reads.get(db.getNativeHandle, legacyFamily.getNativeHandle, key)
+    else db.get(legacyFamily, readOptions, key)
   }
 
   def deleteLegacy(key: Array[Byte]): Unit = wrap("delete a legacy key") {
@@ -229,7 +238,7 @@ object RocksDbHandle {
       }
     SharedNativeResources.instanceOpened()
     new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters,
-      memtablesInCache = memory.writeBufferManager.isDefined)
+      memtablesInCache = memory.writeBufferManager.isDefined, reads = NativeFilter.loader().reads.orNull)
   }
 
   /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
