@@ -19,7 +19,9 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
   against a stateless ceiling, at 2 and 8 shuffle partitions (tests/bench/write_path.py).
 
 `make bench` runs every workload but aggregation and dropDuplicates, which the write path runs
-(they stay for `make bench-line`).
+(they stay for `make bench-line`), and the ladders, which `make bench-ladder` runs into their own
+page (docs/ladders.md): each page comes whole from one run, dated, with the commit measured, and
+shows only what that run measured (with the store-level figures `make bench` writes first).
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -86,7 +88,8 @@ PROVIDERS = {
 }
 WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "repartition",
              "ttlcost", "writepath")
-DEFAULT_WORKLOADS = tuple(w for w in WORKLOADS if w not in ("aggregation", "dropDuplicates"))
+DEFAULT_WORKLOADS = tuple(w for w in WORKLOADS if w not in ("aggregation", "dropDuplicates", "ladder"))
+LADDER_REPORT = ROOT / "docs" / "ladders.md"
 # Workloads with their own runner and result file (bench-output/<name>.json).
 SEPARATE = ("ladder", "memory", "latency", "executorloss", "repartition", "ttlcost", "writepath")
 CHURN_PROVIDERS = ("hdfs", "rocksdb", "ttlstore", "ttlstore-ttl", "ttlstore-sweep")
@@ -223,19 +226,38 @@ def throughput(result: dict) -> str:
     return f"{median:,.0f} ±{max(abs(r - median) for r in runs) / median:.0%}"
 
 
+def measured_commit() -> str:
+    """The commit measured, marked when the working tree differs from it."""
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + (" with local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def page_header(title: str, target: str) -> list[str]:
+    """A page's title, what writes it, and when and what it measured."""
+    return [
+        f"# {title}",
+        "",
+        f"<!-- Written by `{target}` (tests/bench/run_bench.py); rerun it to refresh. -->",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d')} with commit {measured_commit()} on {platform.machine()}, "
+        f"{os.cpu_count()} cores, Spark {pyspark.__version__}, every run a fresh JVM, figures from Spark's progress "
+        "reports. Every table on this page comes from that one run.",
+        "",
+    ]
+
+
 def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str, list[float]]) -> str:
+    if list(args.workloads) == ["ladder"]:
+        return "\n".join(page_header("Size ladders", "make bench-ladder") + ladder_report(args)) + "\n"
     target = "make bench" if LINE == DEV_LINE else f"make bench-line BENCH_LINE={LINE}"
     others = [f"[{p.stem.removeprefix('benchmarks-spark-')}]({p.name})"
               for p in sorted((ROOT / "docs").glob("benchmarks-spark-*.md"))] if LINE == DEV_LINE else []
     lines = [
-        "# Benchmarks" + ("" if LINE == DEV_LINE else f" on Spark {LINE}"),
-        "",
-        f"<!-- Written by `{target}` (tests/bench/run_bench.py); rerun it to refresh. -->",
-        "",
-        *([f"The other Spark lines: {', '.join(others)} (`make bench-line`).", ""] if others else []),
-        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-        f"Spark {pyspark.__version__}, every run a fresh JVM, figures from Spark's progress reports.",
-        "",
+        *page_header("Benchmarks" + ("" if LINE == DEV_LINE else f" on Spark {LINE}"), target),
+        *([f"The other Spark lines: {', '.join(others)} (`make bench-line`). The size ladders, as the state grows "
+           "to 4M keys per store: [ladders.md](ladders.md) (`make bench-ladder`).", ""] if LINE == DEV_LINE else []),
     ]
     if any(r["workload"] in ("aggregation", "dropDuplicates") for r in results):
         lines += [
@@ -247,7 +269,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
             "latency, memory, bytes: lower is better).",
             "",
         ]
-    lines += separate_report("writepath", lambda results: write_path.report(results, PROVIDERS))
+    lines += separate_report("writepath", lambda results: write_path.report(results, PROVIDERS), args)
     for workload in ("aggregation", "dropDuplicates"):
         rows = {r["provider"]: r for r in results if r["workload"] == workload}
         base = rows.get("rocksdb")
@@ -291,12 +313,12 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
                 "provider differ by up to 10% on this machine, so single runs cannot show a 5% difference.",
             ]
         lines.append("")
-    lines += ladder_report(args)
-    lines += separate_report("memory", bounded_memory.report)
-    lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS))
-    lines += separate_report("executorloss", lambda results: executor_loss.report(results, PROVIDERS))
-    lines += separate_report("repartition", lambda results: repartition_time.report(results, PROVIDERS))
-    lines += separate_report("ttlcost", ttl_cost.report)
+    lines += ladder_report(args) if "ladder" in args.workloads else []
+    lines += separate_report("memory", bounded_memory.report, args)
+    lines += separate_report("latency", lambda results: latency.report(results, PROVIDERS), args)
+    lines += separate_report("executorloss", lambda results: executor_loss.report(results, PROVIDERS), args)
+    lines += separate_report("repartition", lambda results: repartition_time.report(results, PROVIDERS), args)
+    lines += separate_report("ttlcost", ttl_cost.report, args)
     lines += overhead_report()
     lines += churn_report(results, args)
     lines += disk_churn_report()
@@ -323,10 +345,10 @@ def ladder_report(args: argparse.Namespace) -> list[str]:
     return ladders.report(results, PROVIDERS, results[0]["partitions"])
 
 
-def separate_report(name: str, report) -> list[str]:  # type: ignore[no-untyped-def]
-    """A section from bench-output/<name>.json, if that workload ran."""
+def separate_report(name: str, report, args: argparse.Namespace) -> list[str]:  # type: ignore[no-untyped-def]
+    """A section from bench-output/<name>.json, if this run ran that workload."""
     path = OUT / f"{name}.json"
-    return report(json.loads(path.read_text())) if path.is_file() else []
+    return report(json.loads(path.read_text())) if name in args.workloads and path.is_file() else []
 
 
 def overhead_report() -> list[str]:
@@ -513,11 +535,13 @@ def main() -> None:
     parser.add_argument("--ladder-partitions", type=int, default=2)
     parser.add_argument("--providers", nargs="*", default=list(PROVIDERS))
     parser.add_argument("--one", nargs=2, metavar=("WORKLOAD", "PROVIDER"), help=argparse.SUPPRESS)
-    parser.add_argument("--report", default=str(REPORT))
+    parser.add_argument("--report", help=f"the page to write (default {REPORT.relative_to(ROOT)}; with --workloads "
+                        f"ladder alone, {LADDER_REPORT.relative_to(ROOT)})")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from bench-output/results.json")
     parser.add_argument("--merge", action="store_true",
                         help="keep bench-output/results.json's results of the workloads not run now")
     args = parser.parse_args()
+    args.report = args.report or str(LADDER_REPORT if args.workloads == ["ladder"] else REPORT)
 
     if args.one:
         result = run_one(args.one[0], args.one[1], args.batches, args.rows_per_batch, args.agg_keys, args.partitions,
@@ -576,7 +600,8 @@ def main() -> None:
             results.append(result)
             print(f"{workload:15s} {PROVIDERS[provider][0]:30s} {result['rows_per_second']:>12,.0f} rows/s  "
                   f"commit p50 {result['commit_p50_ms']:>5.0f} ms  p95 {result['commit_p95_ms']:>5.0f} ms", flush=True)
-    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    if any(w not in SEPARATE for w in args.workloads):
+        (OUT / "results.json").write_text(json.dumps(results, indent=2))
     pairs = {w: paired_ratios(results, w) for w in WORKLOADS}
     report = write_report(medians(results), args, pairs)
     Path(args.report).write_text(report)
