@@ -46,18 +46,11 @@ struct family_ref { void *rep; unsigned char immortal; };
 JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeReadsLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (get_pinned_cf != NULL) return NULL;
-  void *lib = ttlstore_rocksdbjni(bind_error, sizeof bind_error);
-  if (lib == NULL) return (*env)->NewStringUTF(env, bind_error);
-  const char *names[] = {"rocksdb_get_pinned_cf", "rocksdb_pinnableslice_value", "rocksdb_pinnableslice_destroy",
-                         "rocksdb_readoptions_create", "rocksdb_free"};
+  static const char *const names[] = {"rocksdb_get_pinned_cf", "rocksdb_pinnableslice_value",
+                                      "rocksdb_pinnableslice_destroy", "rocksdb_readoptions_create", "rocksdb_free"};
   void *found[5];
-  for (int i = 0; i < 5; i++) {
-    found[i] = dlsym(lib, names[i]);
-    if (found[i] == NULL) {
-      snprintf(bind_error, sizeof bind_error, "librocksdbjni does not export %s", names[i]);
-      return (*env)->NewStringUTF(env, bind_error);
-    }
-  }
+  if (ttlstore_rocksdbjni_symbols(names, found, 5, bind_error, sizeof bind_error) != 0)
+    return (*env)->NewStringUTF(env, bind_error);
   readoptions_create_fn create_options;
   memcpy(&create_options, &found[3], sizeof create_options);
   read_options = create_options();

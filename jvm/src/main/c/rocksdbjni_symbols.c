@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "rocksdbjni_symbols.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,13 +15,23 @@ static int find_rocksdbjni(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
-void *ttlstore_rocksdbjni(char *error, size_t error_size) {
+int ttlstore_rocksdbjni_symbols(const char *const *names, void **found, int count, char *error, size_t error_size) {
   char path[4096] = {0};
   if (!dl_iterate_phdr(find_rocksdbjni, path)) {
     snprintf(error, error_size, "no librocksdbjni is loaded in this process (load RocksDB first)");
-    return NULL;
+    return -1;
   }
   void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (lib == NULL) snprintf(error, error_size, "cannot reopen %s: %s", path, dlerror());
-  return lib;
+  if (lib == NULL) {
+    snprintf(error, error_size, "cannot reopen %s: %s", path, dlerror());
+    return -1;
+  }
+  for (int i = 0; i < count; i++) {
+    found[i] = dlsym(lib, names[i]);
+    if (found[i] == NULL) {
+      snprintf(error, error_size, "%s does not export %s", path, names[i]);
+      return -1;
+    }
+  }
+  return 0;
 }

@@ -3,10 +3,10 @@
 #ifndef TTLSTORE_ROCKSDBJNI_SYMBOLS_H
 #define TTLSTORE_ROCKSDBJNI_SYMBOLS_H
 
-#include <dlfcn.h>
 #include <stddef.h>
 
-/* A dlopen handle of the loaded librocksdbjni, or NULL with the reason written to `error`. */
-void *ttlstore_rocksdbjni(char *error, size_t error_size);
+/* Looks up the `count` functions `names` in the loaded librocksdbjni into `found`. Returns 0, or -1
+ * with what is missing (no library, or the first name it does not export, with its path) in `error`. */
+int ttlstore_rocksdbjni_symbols(const char *const *names, void **found, int count, char *error, size_t error_size);
 
 #endif

@@ -66,15 +66,12 @@ static const char *filter_name(void *state) {
 JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (compactionfilter_create != NULL) return NULL;
-  void *lib = ttlstore_rocksdbjni(bind_error, sizeof bind_error);
-  if (lib == NULL) return (*env)->NewStringUTF(env, bind_error);
-  void *create = dlsym(lib, "rocksdb_compactionfilter_create");
-  void *destroy = dlsym(lib, "rocksdb_compactionfilter_destroy");
-  if (create == NULL || destroy == NULL) {
-    snprintf(bind_error, sizeof bind_error, "librocksdbjni does not export %s",
-             create == NULL ? "rocksdb_compactionfilter_create" : "rocksdb_compactionfilter_destroy");
+  static const char *const names[] = {"rocksdb_compactionfilter_create", "rocksdb_compactionfilter_destroy"};
+  void *found[2];
+  if (ttlstore_rocksdbjni_symbols(names, found, 2, bind_error, sizeof bind_error) != 0)
     return (*env)->NewStringUTF(env, bind_error);
-  }
+  void *create = found[0];
+  void *destroy = found[1];
   memcpy(&compactionfilter_destroy, &destroy, sizeof destroy);
   memcpy(&compactionfilter_create, &create, sizeof create);
   return NULL;

@@ -45,6 +45,9 @@ final class RocksDbHandle private (
   // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
   private val legacyFamily = handles(0)
   private val timestampedFamily = handles(1)
+  // The native handles the point read passes to RocksDB's C API, read once rather than per row.
+  private val (dbHandle, legacyHandle, timestampedHandle) =
+    (db.getNativeHandle, legacyFamily.getNativeHandle, timestampedFamily.getNativeHandle)
   private val writeOptions = new WriteOptions().setDisableWAL(true)
   private val readOptions = new ReadOptions()
   @volatile private var closed = false
@@ -56,7 +59,7 @@ final class RocksDbHandle private (
     }
 
   def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
-    if (reads != null) reads.get(db.getNativeHandle, timestampedFamily.getNativeHandle, key)
+    if (reads != null) reads.get(dbHandle, timestampedHandle, key)
     else db.get(timestampedFamily, readOptions, key)
   }
 
@@ -77,7 +80,7 @@ final class RocksDbHandle private (
   /** A legacy row (plain value, no timestamp), or null. */
   def getLegacy(key: Array[Byte]): Array[Byte] = wrap("get a legacy key") {
     if (!db.keyMayExist(legacyFamily, key, null)) null
-    else if (reads != null) reads.get(db.getNativeHandle, legacyFamily.getNativeHandle, key)
+    else if (reads != null) reads.get(dbHandle, legacyHandle, key)
     else db.get(legacyFamily, readOptions, key)
   }
 
