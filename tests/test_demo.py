@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,17 @@ def test_the_demo_shows_state_growing_without_ttl_and_bounded_with_it(tmp_path: 
     assert sum(expired) > 0
     assert (tmp_path / "demo" / "state-rows.png").stat().st_size > 1000
     assert list((tmp_path / "demo" / "checkpoint-ttl" / "state").rglob("ttlstore/*.changelog"))
+
+
+def _dry_run(*goals: str) -> str:
+    """What `make <goals>` would run on a fresh shell (no platform choice or make flags inherited)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TTLSTORE_NATIVE_PLATFORMS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return subprocess.run(["make", "-n", *goals], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_make_and_make_demo_install_nothing_while_make_test_brings_the_cross_toolchain():
+    for goals in ((), ("demo",)):
+        assert "apt-get" not in _dry_run(*goals) and "sudo" not in _dry_run(*goals), goals
+    assert "apt-get install" in _dry_run("test")
