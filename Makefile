@@ -337,6 +337,7 @@ bench: install
 
 bench-ladder: install
 	mkdir -p bench-output
+	$(SBT) -error $(DEV_PROJECT)/Test/compile
 	$(PY) tests/bench/run_bench.py --workloads ladder
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's

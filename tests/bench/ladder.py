@@ -9,7 +9,8 @@ at a rung is the median over its steady batches, the first `--warmup` left out, 
 
 Workloads: `dropDuplicates`, `aggregation` (count per key, update mode) and `flatMapGroupsWithState`
 (a running count per key in the group's state, update mode; the query comes from the test classes,
-jvm/src/test/scala/io/ttlstore/bench/RunningCount.scala, which `make bench` compiles).
+jvm/src/test/scala/io/ttlstore/bench/RunningCount.scala, which `make bench` and `make bench-ladder`
+compile).
 
 Run as a script it prints one line `RESULT {json}`; `tests/test_no_cliff.py` and `make bench`
 (tests/bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
@@ -29,7 +30,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = ("dropDuplicates", "aggregation", "flatMapGroupsWithState")
-TEST_CLASSES = ROOT / "jvm" / "target" / "scala-2.13" / "test-classes"
+
+
+def test_classes() -> Path:
+    """Where sbt compiles the test classes of the installed pyspark's line (its build's target, per line)."""
+    from ttlstore._lines import installed_line
+
+    line, scala = installed_line()
+    return ROOT / "jvm" / "target" / f"spark-{line}" / f"scala-{'.'.join(scala.split('.')[:2])}" / "test-classes"
 
 
 def schedule(sizes: list[int], partitions: int, rows_per_batch: int, steady: int) -> list[tuple[str, int, int]]:
@@ -76,9 +84,11 @@ def run(args: argparse.Namespace) -> dict:
         .config("spark.driver.extraJavaOptions", log_conf)
     )
     if args.workload == "flatMapGroupsWithState":
-        if not (TEST_CLASSES / "io" / "ttlstore" / "bench" / "RunningCount.class").is_file():
-            raise SystemExit(f"{TEST_CLASSES} has no RunningCount: compile the test classes first (make bench does)")
-        builder = builder.config("spark.driver.extraClassPath", str(TEST_CLASSES))
+        classes = test_classes()
+        if not (classes / "io" / "ttlstore" / "bench" / "RunningCount.class").is_file():
+            raise SystemExit(f"{classes} has no RunningCount: compile the test classes first (make bench and "
+                             "make bench-ladder do)")
+        builder = builder.config("spark.driver.extraClassPath", str(classes))
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
