@@ -7,12 +7,14 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.CheckpointFiles
+import io.ttlstore.errors.TtlStoreException
 
 /**
  * Two instances of one store in one checkpoint: a stopped query's, still loaded, whose maintenance
  * uploads a newer snapshot and deletes what no retained version needs, and a restarted query's,
  * loading the latest version meanwhile. The cleanup may delete the changelogs the load listed; the
- * load then loads from the newer snapshot, as every retained version can.
+ * load then loads from the newer snapshot, as every retained version can. A file system that stops
+ * answering is no such change: the load fails naming the file it could not read.
  */
 class ConcurrentCleanupSuite extends AnyFunSuite {
   private def conf(settings: (String, String)*): StateStoreConf = storeConf(
@@ -73,5 +75,27 @@ class ConcurrentCleanupSuite extends AnyFunSuite {
   test("under checkpoint format v2, such a load walks its lineage to the newer snapshot") {
     loadsWhileTheOtherCleansUp(v2 = true, firstChangelog,
       "spark.sql.streaming.stateStore.checkpointFormatVersion" -> "2")
+  }
+
+  test("a load whose file system stops answering fails naming the file it read, not retried from a new listing") {
+    withTempDir { dir =>
+      withProvider(instance(dir)) { stopped =>
+        commitSeven(stopped, v2 = false)
+        withProvider(instance(dir)) { restarted =>
+          val e = HookedFileSystem.downFrom(p => firstChangelog(p.getName)) {
+            intercept[TtlStoreException](restarted.getReadStore(7))
+          }
+          assert(e.errorName == "CHECKPOINT_READ_FAILED")
+          assert(e.getMessage.contains("3.changelog"), e.getMessage)
+          assert(e.getMessage.contains("not known to be damaged"), e.getMessage)
+        }
+      }
+      // Once the file system answers again, the version loads as committed.
+      withProvider(instance(dir)) { again =>
+        val store = again.getReadStore(7)
+        try assert(contents(store) == expected)
+        finally store.release()
+      }
+    }
   }
 }

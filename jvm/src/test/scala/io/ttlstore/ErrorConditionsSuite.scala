@@ -11,10 +11,13 @@ import io.ttlstore.errors.{ErrorConditions, TtlStoreErrors}
 
 class ErrorConditionsSuite extends AnyFunSuite {
 
-  /** Every name ttlstore's sources raise an error under. */
+  /**
+   * Every name ttlstore's sources raise an error under: written in the call, or the `ErrorName` of the
+   * object that both raises its error and recognises it again (`DiskFull`, `FileSystemFailure`).
+   */
   private val raised: Set[String] = {
     val sources = Seq("jvm/src/main/scala/io/ttlstore/errors", "jvm/src/main/java/io/ttlstore/spark")
-    val call = """(?:error|errorWithCause|TtlStoreException)\(\s*"([A-Z][A-Z0-9_]*)"""".r
+    val call = """(?:(?:error|errorWithCause|TtlStoreException)\(\s*|val ErrorName = )"([A-Z][A-Z0-9_]*)"""".r
     sources.flatMap { dir =>
       Files.list(Paths.get(dir)).toArray.toSeq.map(p =>
         new String(Files.readAllBytes(p.asInstanceOf[java.nio.file.Path])))

@@ -1,15 +1,17 @@
 package io.ttlstore
 
-import java.net.URI
+import java.net.{ConnectException, URI}
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.function.Consumer
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataInputStream, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, Path, RawLocalFileSystem}
 
 /**
  * The local file system under the scheme `hooked://`, which runs a test's hook just before it opens
- * a file: the test steps in between a reader's listing and its reads, as another process would.
+ * a file: the test steps in between a reader's listing and its reads, as another process would. And
+ * once a test took it down ([[HookedFileSystem.downFrom]]), it refuses every open and listing, as a file
+ * system that stopped answering does.
  */
 final class HookedFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("hooked:///")
@@ -22,12 +24,22 @@ final class HookedFileSystem extends RawLocalFileSystem {
       case hook: Consumer[Path @unchecked] => hook.accept(f)
       case _ =>
     }
+    refuseWhileDown()
     super.open(f, bufferSize)
   }
+
+  override def listStatus(f: Path): Array[FileStatus] = {
+    refuseWhileDown()
+    super.listStatus(f)
+  }
+
+  private def refuseWhileDown(): Unit =
+    if (System.getProperties.containsKey(HookedFileSystem.DownKey)) throw new ConnectException("Connection refused")
 }
 
 object HookedFileSystem {
   private val Key = "io.ttlstore.test.hookedFileSystem"
+  private val DownKey = "io.ttlstore.test.hookedFileSystem.down"
   private val firedCount = new AtomicInteger
 
   /** A Hadoop configuration that serves `hooked://` by this file system. */
@@ -53,4 +65,17 @@ object HookedFileSystem {
 
   /** How often a hook ran since the JVM started. */
   def fired: Int = firedCount.get
+
+  /**
+   * Runs `body`, the file system going down just before its first open of a file that `matching`
+   * accepts: from then on until `body` ends, every open and listing is refused.
+   */
+  def downFrom[T](matching: Path => Boolean)(body: => T): T = {
+    once(matching)(System.setProperty(DownKey, "true"))
+    try body
+    finally {
+      System.getProperties.remove(Key)
+      System.clearProperty(DownKey)
+    }
+  }
 }

@@ -7,7 +7,7 @@ import java.util.zip.{CheckedInputStream, CRC32C}
 import scala.util.control.NonFatal
 
 import io.ttlstore.bytes.Bytes
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{FileSystemFailure, TtlStoreErrors, TtlStoreException}
 
 /** Reads one changelog, failing with the file and version named when it is damaged. */
 final class ChangelogReader(file: String, version: Long, raw: InputStream) extends AutoCloseable {
@@ -27,7 +27,7 @@ final class ChangelogReader(file: String, version: Long, raw: InputStream) exten
     val decompressed =
       try Compression.inputStream(name, raw)
       catch {
-        case e: TtlStoreException if e.errorName == "CHECKPOINT_READ_FAILED" => throw e
+        case e: TtlStoreException if e.errorName == FileSystemFailure.ErrorName => throw e
         case _: TtlStoreException => corrupted(s"unknown codec '$name'")
         case e: IOException => corrupted(s"unreadable compressed body: ${e.getMessage}")
       }

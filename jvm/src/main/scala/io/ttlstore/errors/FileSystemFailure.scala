@@ -12,6 +12,8 @@ import java.net.{SocketException, UnknownHostException}
  */
 object FileSystemFailure {
 
+  val ErrorName = "CHECKPOINT_READ_FAILED"
+
   /** Packages of the clients whose exceptions report a request that failed, not a file's content. */
   private val ClientPackages =
     Seq("org.apache.hadoop.fs.s3a.", "software.amazon.awssdk.", "com.amazonaws.", "org.apache.http.")
@@ -19,7 +21,7 @@ object FileSystemFailure {
   /** True if `failure` or one of its causes is a failure of the file system to serve a request. */
   def in(failure: Throwable): Boolean =
     Iterator.iterate(failure)(_.getCause).takeWhile(_ != null).take(16).exists {
-      case e: TtlStoreException => e.errorName == "CHECKPOINT_READ_FAILED"
+      case e: TtlStoreException => e.errorName == ErrorName
       case _: SocketException | _: UnknownHostException | _: InterruptedIOException => true
       case e => ClientPackages.exists(e.getClass.getName.startsWith)
     }

@@ -14,7 +14,7 @@ object StorageErrors {
    */
   def localDiskFull(store: String, root: java.io.File, copy: java.io.File, operation: String, room: String,
       cause: Throwable): TtlStoreException =
-    TtlStoreErrors.errorWithCause("LOCAL_DISK_FULL", cause, "store" -> store, "directory" -> root,
+    TtlStoreErrors.errorWithCause(DiskFull.ErrorName, cause, "store" -> store, "directory" -> root,
       "operation" -> operation)(
       s"The local disk of $root is full ($room): $store could not $operation in its working copy $copy. " +
         "Nothing committed changed: the task fails, and the batch runs again from the checkpoint. Free space " +
@@ -24,7 +24,7 @@ object StorageErrors {
 
   /** A file the checkpoint's file system failed to serve (a network failure, not damage). */
   def checkpointReadFailed(file: String, cause: Throwable): TtlStoreException =
-    TtlStoreErrors.errorWithCause("CHECKPOINT_READ_FAILED", cause, "file" -> file)(
+    TtlStoreErrors.errorWithCause(FileSystemFailure.ErrorName, cause, "file" -> file)(
       s"Reading $file from the checkpoint's file system failed: ${cause.getMessage}. The file is not known to " +
         "be damaged: nothing committed changed, and the batch runs again once the file system answers. Its " +
         "client retried as far as its settings allow (for s3a://: fs.s3a.retry.limit, " +

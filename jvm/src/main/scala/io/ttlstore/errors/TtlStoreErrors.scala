@@ -254,7 +254,7 @@ object TtlStoreErrors {
   /** A commit that failed; a full local disk keeps its own name, which says what to do. */
   def commitFailed(store: String, version: Long, cause: Throwable): TtlStoreException =
     cause match {
-      case e: TtlStoreException if e.errorName == "LOCAL_DISK_FULL" => e
+      case e: TtlStoreException if e.errorName == DiskFull.ErrorName => e
       case _ =>
         errorWithCause("COMMIT_FAILED", cause, "store" -> store, "version" -> version)(
           s"Committing version $version of $store failed: ${cause.getMessage}")

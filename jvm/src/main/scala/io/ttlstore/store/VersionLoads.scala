@@ -78,17 +78,23 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
     listed = None
     try attempt()
     catch {
-      case NonFatal(e) if listed.exists(changedSince) =>
+      case NonFatal(e) if listed.exists(changedSince(_, e)) =>
         logInfo(s"The checkpoint ${files.root} changed while version $version loaded (files it listed were " +
           s"deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
         attempt()
     }
   }
 
-  private def changedSince(before: Listing): Boolean = {
-    val now = files.listing()
-    now.snapshotFiles != before.snapshotFiles || now.changelogFiles != before.changelogFiles
-  }
+  /**
+   * Whether a cleanup since `before` explains `failure`: never a full disk or a file system that did not
+   * answer, and a relist that fails leaves `failure` (which names its file) the load's error.
+   */
+  private def changedSince(before: Listing, failure: Throwable): Boolean =
+    !DiskFull.in(failure) && !FileSystemFailure.in(failure) &&
+      (try {
+        val now = files.listing()
+        now.snapshotFiles != before.snapshotFiles || now.changelogFiles != before.changelogFiles
+      } catch { case NonFatal(relist) => failure.addSuppressed(relist); false })
 
   private def listing(): Listing = {
     val l = files.listing()
