@@ -77,25 +77,45 @@ class ConcurrentCleanupSuite extends AnyFunSuite {
       "spark.sql.streaming.stateStore.checkpointFormatVersion" -> "2")
   }
 
-  test("a load whose file system stops answering fails naming the file it read, not retried from a new listing") {
-    withTempDir { dir =>
-      withProvider(instance(dir)) { stopped =>
-        commitSeven(stopped, v2 = false)
-        withProvider(instance(dir)) { restarted =>
-          val e = HookedFileSystem.downFrom(p => firstChangelog(p.getName)) {
-            intercept[TtlStoreException](restarted.getReadStore(7))
-          }
-          assert(e.errorName == "CHECKPOINT_READ_FAILED")
-          assert(e.getMessage.contains("3.changelog"), e.getMessage)
-          assert(e.getMessage.contains("not known to be damaged"), e.getMessage)
+  /**
+   * Commits versions 1 to 7, then loads 7 in a new instance, the file system going down once it opened
+   * version 3's changelog (`damage` first done to that file); returns the load's error, and checks that
+   * version 7 loads as committed once the file system answers again (and the file is mended).
+   */
+  private def failedLoad(damage: File => Unit = _ => ()): TtlStoreException = withTempDir { dir =>
+    val e = withProvider(instance(dir)) { stopped =>
+      commitSeven(stopped, v2 = false)
+      val changelog = new File(dir, s"0/0/${CheckpointFiles.DirName}/3.changelog")
+      val committed = java.nio.file.Files.readAllBytes(changelog.toPath)
+      damage(changelog)
+      val failure = withProvider(instance(dir)) { restarted =>
+        HookedFileSystem.downFrom(p => firstChangelog(p.getName)) {
+          intercept[TtlStoreException](restarted.getReadStore(7))
         }
       }
-      // Once the file system answers again, the version loads as committed.
-      withProvider(instance(dir)) { again =>
-        val store = again.getReadStore(7)
-        try assert(contents(store) == expected)
-        finally store.release()
-      }
+      java.nio.file.Files.write(changelog.toPath, committed)
+      failure
     }
+    withProvider(instance(dir)) { again =>
+      val store = again.getReadStore(7)
+      try assert(contents(store) == expected)
+      finally store.release()
+    }
+    e
+  }
+
+  test("a load whose file system stops answering fails naming the file it could not read, listing nothing again") {
+    val e = failedLoad()
+    assert(e.errorName == "CHECKPOINT_READ_FAILED")
+    assert(e.getMessage.contains("4.changelog"), e.getMessage)
+    assert(e.getMessage.contains("not known to be damaged"), e.getMessage)
+    assert(e.getSuppressed.isEmpty, e.getSuppressed.toSeq)
+  }
+
+  test("a damaged changelog keeps its own error when the listing after it fails too") {
+    val e = failedLoad(damage = f => java.nio.file.Files.write(f.toPath, Array.fill[Byte](f.length.toInt)(7)))
+    assert(e.errorName == "CHANGELOG_CORRUPTED")
+    assert(e.getMessage.contains("3.changelog"), e.getMessage)
+    assert(e.getSuppressed.exists(_.isInstanceOf[java.net.ConnectException]), e.getSuppressed.toSeq)
   }
 }

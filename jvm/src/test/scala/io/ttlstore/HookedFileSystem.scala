@@ -20,11 +20,11 @@ final class HookedFileSystem extends RawLocalFileSystem {
   override def open(f: Path, bufferSize: Int): FSDataInputStream = {
     // Hadoop may load this class in another class loader than the test's: the hook is found
     // through the JVM's system properties, as a plain Java interface.
+    refuseWhileDown()
     System.getProperties.get(HookedFileSystem.Key) match {
       case hook: Consumer[Path @unchecked] => hook.accept(f)
       case _ =>
     }
-    refuseWhileDown()
     super.open(f, bufferSize)
   }
 
@@ -67,8 +67,8 @@ object HookedFileSystem {
   def fired: Int = firedCount.get
 
   /**
-   * Runs `body`, the file system going down just before its first open of a file that `matching`
-   * accepts: from then on until `body` ends, every open and listing is refused.
+   * Runs `body`, the file system going down once it opened the first file that `matching` accepts:
+   * that file is served, and from then on until `body` ends every open and listing is refused.
    */
   def downFrom[T](matching: Path => Boolean)(body: => T): T = {
     once(matching)(System.setProperty(DownKey, "true"))
