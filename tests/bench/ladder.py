@@ -33,11 +33,14 @@ WORKLOADS = ("dropDuplicates", "aggregation", "flatMapGroupsWithState")
 
 
 def test_classes() -> Path:
-    """Where sbt compiles the test classes of the installed pyspark's line (its build's target, per line)."""
+    """Where sbt compiles the test classes of the installed pyspark's line and Scala: build.sbt's target is
+    jvm/target/spark-<line>, or spark-<line>_<Scala> for a Scala the line's pyspark does not ship."""
     from ttlstore._lines import installed_line
 
     line, scala = installed_line()
-    return ROOT / "jvm" / "target" / f"spark-{line}" / f"scala-{'.'.join(scala.split('.')[:2])}" / "test-classes"
+    candidates = [ROOT / "jvm" / "target" / name / f"scala-{scala}" / "test-classes"
+                  for name in (f"spark-{line}", f"spark-{line}_{scala}")]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
 
 
 def schedule(sizes: list[int], partitions: int, rows_per_batch: int, steady: int) -> list[tuple[str, int, int]]:
