@@ -60,10 +60,11 @@ def schedule(sizes: list[int], partitions: int, rows_per_batch: int, steady: int
 
 
 def key_column(batches: list[tuple[str, int, int]], rows_per_batch: int):  # type: ignore[no-untyped-def]
-    """Maps the rate source's value (batch b, offset o) to the key (start_b + o) mod keys_b."""
+    """Maps the rate source's value (batch b, offset o) to the key (start_b + o) mod keys_b. A batch past the
+    schedule (the query may start one before it is stopped) repeats the last one rather than failing the query."""
     from pyspark.sql import functions as F
 
-    batch = (F.col("value") / rows_per_batch).cast("int")
+    batch = F.least((F.col("value") / rows_per_batch).cast("int"), F.lit(len(batches) - 1))
     offset = F.col("value") % rows_per_batch
     start = F.element_at(F.array(*[F.lit(b[1]) for b in batches]), batch + 1)
     modulo = F.element_at(F.array(*[F.lit(b[2]) for b in batches]), batch + 1)
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> dict:
         .config("spark.driver.memory", args.driver_memory)
         .config("spark.sql.shuffle.partitions", str(args.partitions))
         .config("spark.driver.extraJavaOptions", log_conf)
+        # Every batch's progress is read back from recentProgress, which keeps only the last 100 by default.
+        .config("spark.sql.streaming.numRecentProgressUpdates", str(len(batches) + 100))
     )
     if args.workload == "flatMapGroupsWithState":
         classes = test_classes()
