@@ -25,8 +25,12 @@ LADDER_SIZES = {
 LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # Steady batches per rung, and how many of them are left out: after a fill to 4M keys per store both
 # RocksDB providers spend up to 8 batches on what the fill left behind (the compactions it started;
-# docs/performance.md, "Settled, not just warmed"), then level off.
-STEADY = 12
+# docs/performance.md, "Settled, not just warmed"), then level off. The counted batches span one
+# snapshot period (spark.sql.streaming.stateStore.minDeltasForSnapshot, 10 by default), so that every
+# provider's snapshot, and the flush and compaction it sets off, falls in them once per rung wherever
+# it lands; with 4 counted batches it fell in or out by the count of fill batches (performance.md,
+# "The 1M rung's slowdown: a compaction in the counted batches").
+STEADY = 18
 WARMUP = 8
 # Runs per (workload, provider): a single run's 4M rung differs from the next run's by as much as two
 # providers differ, so the counted batches of two runs are pooled.
@@ -90,7 +94,8 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
         f"existing groups): {STEADY} of them, the first {WARMUP} left out (what a fill leaves behind, its "
         "compactions still running beside the batches, slows up to 8 batches at 4M keys per store), "
-        f"the other {STEADY - WARMUP} counted. Each ladder ran "
+        f"the other {STEADY - WARMUP} counted (one snapshot period, so each provider's snapshot and the compaction "
+        "it sets off are counted once). Each ladder ran "
         f"{results[0].get('runs', 1)} times, the providers interleaved, and the counted batches of its runs are "
         "pooled. rows/s: the whole query; µs/row: the state operator's time (`allUpdatesTimeMs`, summed over "
         "partitions) per input row; both the median of the counted batches, ± the largest distance of a batch "
