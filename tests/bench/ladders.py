@@ -30,8 +30,9 @@ LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # provider's snapshot, and the flush and compaction it sets off, falls in them once per rung wherever
 # it lands; with 4 counted batches it fell in or out by the count of fill batches (performance.md,
 # "The 1M rung's slowdown: a compaction in the counted batches").
-STEADY = 18
 WARMUP = 8
+SNAPSHOT_PERIOD = 10  # spark.sql.streaming.stateStore.minDeltasForSnapshot's default, on every provider here
+STEADY = WARMUP + SNAPSHOT_PERIOD
 # Runs per (workload, provider): a single run's 4M rung differs from the next run's by as much as two
 # providers differ, so the counted batches of two runs are pooled.
 ROUNDS = 2
