@@ -124,11 +124,14 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
   }
 
   /** The block-based table options of the timestamped family, as RocksDB wrote them in its OPTIONS file. */
-  private def tableOptions(p: TtlStateStoreProvider): Map[String, String] = {
+  private def tableOptions(p: TtlStateStoreProvider): Map[String, String] =
+    optionsSection(p, "[TableOptions/BlockBasedTable \"timestamped\"]")
+
+  /** One section of the OPTIONS file RocksDB wrote last, as its keys and values. */
+  private def optionsSection(p: TtlStateStoreProvider, header: String): Map[String, String] = {
     val options = p.localStore.db.dir.listFiles().filter(_.getName.startsWith("OPTIONS-")).maxBy(_.getName)
     val lines = scala.io.Source.fromFile(options, "UTF-8").getLines().map(_.trim).toSeq
-    val section = lines.dropWhile(_ != "[TableOptions/BlockBasedTable \"timestamped\"]").drop(1)
-      .takeWhile(!_.startsWith("["))
+    val section = lines.dropWhile(_ != header).drop(1).takeWhile(!_.startsWith("["))
     section.filter(_.contains("=")).map { l =>
       val Array(k, v) = l.split("=", 2); k -> v
     }.toMap
@@ -152,6 +155,16 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         assert(table("partition_filters") == "true")
         assert(table("index_type") == "kTwoLevelIndexSearch")
         assert(read(p, 1) == Map(("a", 0) -> 1L))
+      }
+    }
+  }
+
+  test("both families compact at six L0 files, since a snapshot commit leaves two") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitVersion(p, 0, ("a", 0) -> Some(1L))
+        for (family <- Seq("default", "timestamped"))
+          assert(optionsSection(p, s"[CFOptions \"$family\"]")("level0_file_num_compaction_trigger") == "6")
       }
     }
   }

@@ -191,17 +191,6 @@ object RocksDbHandle {
     case r: RocksDBException => Option(r.getStatus).exists(_.getCode == Status.Code.Corruption)
     case _ => false
   }
-  private val DataBlockBytes = 4 * 1024
-  private val MetadataBlockBytes = 4 * 1024
-
-  /**
-   * The memtables' allocation unit. RocksDB's default (1 MiB for 64 MiB memtables) gives each store
-   * that was written at least 1 MiB: 200 MiB for 200 partitions, past a bounded budget before any
-   * store has much data, so every write flushed. 64 KiB: 24 MiB for the same 200 stores, and no
-   * difference in write speed at 1M keys per store (docs/performance.md, "Bounded memory").
-   */
-  private val ArenaBlockBytes = 64L * 1024
-
   val LegacyFamily: String = "default"
   val TimestampedFamily: String = "timestamped"
 
@@ -213,9 +202,9 @@ object RocksDbHandle {
       filter: Option[TtlCompactionFilter] = None): RocksDbHandle = {
     SharedNativeResources.ensureLoaded()
     val memory = SharedNativeResources.sharedMemory(settings.memory)
-    val bloomFilters = Seq.fill(2)(bloomFilter(settings)).flatten
-    val legacyOptions = columnFamilyOptions(settings, memory.cache, bloomFilters.headOption)
-    val timestampedOptions = columnFamilyOptions(settings, memory.cache, bloomFilters.lift(1))
+    val bloomFilters = Seq.fill(2)(FamilyOptions.bloomFilter(settings)).flatten
+    val legacyOptions = FamilyOptions(settings, memory.cache, bloomFilters.headOption)
+    val timestampedOptions = FamilyOptions(settings, memory.cache, bloomFilters.lift(1))
     filter.foreach { f =>
       timestampedOptions.setCompactionFilter(f)
       timestampedOptions.setPeriodicCompactionSeconds(settings.periodicCompactionSeconds)
@@ -242,55 +231,5 @@ object RocksDbHandle {
     SharedNativeResources.instanceOpened()
     new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters,
       memtablesInCache = memory.writeBufferManager.isDefined, reads = NativeFilter.loader().reads.orNull)
-  }
-
-  /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
-  private def bloomFilter(settings: TtlStoreSettings): Option[BloomFilter] =
-    Some(settings.bloomFilterBitsPerKey).filter(_ > 0).map(bits => new BloomFilter(bits.toDouble))
-
-  /**
-   * The table layout, chosen by measurement (docs/performance.md, "The lookup cliff" and "Index
-   * and filters beside the cache"). By default each file's index and filter blocks are loaded
-   * when RocksDB opens the file and held beside the cache, as Spark's provider holds them: a
-   * file a compaction has just written serves lookups at once (with them in the cache, the
-   * first batches after a compaction at 4M keys per store cost 13-15 µs per row instead of 8-9).
-   * With `indexAndFiltersInCache` they are partitioned into blocks of `MetadataBlockBytes`,
-   * cached with high priority, with only their top level pinned: a whole-file filter block
-   * (~1.2 MiB per million keys) larger than one shard of the LRU cache (1 MiB for 64 MiB) could
-   * never stay cached, and was read again on most lookups (15 s batches instead of 1 s at 1M keys
-   * per store). Small data blocks keep a lookup that misses the cache cheap (one 4 KiB read), as
-   * Spark's provider does.
-   */
-  private def columnFamilyOptions(settings: TtlStoreSettings, cache: Cache,
-      bloom: Option[BloomFilter]): ColumnFamilyOptions = {
-    val table = new BlockBasedTableConfig()
-      .setBlockCache(cache)
-      .setBlockSize(DataBlockBytes)
-      .setFormatVersion(5)
-    if (settings.indexAndFiltersInCache) {
-      table
-        .setIndexType(IndexType.kTwoLevelIndexSearch)
-        .setPartitionFilters(true)
-        .setMetadataBlockSize(MetadataBlockBytes)
-        .setCacheIndexAndFilterBlocks(true)
-        .setCacheIndexAndFilterBlocksWithHighPriority(true)
-        .setPinTopLevelIndexAndFilter(true)
-        .setPinL0FilterAndIndexBlocksInCache(true)
-    } else table.setCacheIndexAndFilterBlocks(false)
-    bloom.foreach(table.setFilterPolicy(_))
-    new ColumnFamilyOptions()
-      .setTableFormatConfig(table)
-      .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
-      .setMaxWriteBufferNumber(2)
-      .setArenaBlockSize(ArenaBlockBytes)
-      .setCompressionType(compression(settings.sstCompression))
-      .setLevelCompactionDynamicLevelBytes(true)
-  }
-
-  private def compression(name: String): CompressionType = name match {
-    case "lz4" => CompressionType.LZ4_COMPRESSION
-    case "zstd" => CompressionType.ZSTD_COMPRESSION
-    case "snappy" => CompressionType.SNAPPY_COMPRESSION
-    case _ => CompressionType.NO_COMPRESSION
   }
 }
