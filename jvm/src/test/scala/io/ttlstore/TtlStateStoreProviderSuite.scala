@@ -10,7 +10,7 @@ import io.ttlstore.checkpoint.{Changelog, CheckpointFiles, VersionFile}
 import io.ttlstore.config.SparkStateSettings.{AutoSnapshotRepairEnabled, AutoSnapshotRepairMaxReplay, MaxVersionsToDeletePerMaintenance}
 import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.errors.TtlStoreException
-import io.ttlstore.store.{KeyCodec, StoreMetrics, TimestampedValue, TtlStore}
+import io.ttlstore.store.{KeyCodec, RocksDbHandle, StoreMetrics, TimestampedValue, TtlStore}
 import io.ttlstore.ttl.ManualClock
 
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
@@ -125,17 +125,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
 
   /** The block-based table options of the timestamped family, as RocksDB wrote them in its OPTIONS file. */
   private def tableOptions(p: TtlStateStoreProvider): Map[String, String] =
-    optionsSection(p, "[TableOptions/BlockBasedTable \"timestamped\"]")
-
-  /** One section of the OPTIONS file RocksDB wrote last, as its keys and values. */
-  private def optionsSection(p: TtlStateStoreProvider, header: String): Map[String, String] = {
-    val options = p.localStore.db.dir.listFiles().filter(_.getName.startsWith("OPTIONS-")).maxBy(_.getName)
-    val lines = scala.io.Source.fromFile(options, "UTF-8").getLines().map(_.trim).toSeq
-    val section = lines.dropWhile(_ != header).drop(1).takeWhile(!_.startsWith("["))
-    section.filter(_.contains("=")).map { l =>
-      val Array(k, v) = l.split("=", 2); k -> v
-    }.toMap
-  }
+    RocksDbOptionsFile.section(p.localStore.db.dir,
+      s"""TableOptions/BlockBasedTable "${RocksDbHandle.TimestampedFamily}"""")
 
   test("index and filters are held beside the block cache by default, and in it when asked") {
     withTempDir { dir =>
@@ -163,8 +154,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p =>
         commitVersion(p, 0, ("a", 0) -> Some(1L))
-        for (family <- Seq("default", "timestamped"))
-          assert(optionsSection(p, s"[CFOptions \"$family\"]")("level0_file_num_compaction_trigger") == "6")
+        for (family <- Seq(RocksDbHandle.LegacyFamily, RocksDbHandle.TimestampedFamily))
+          assert(RocksDbOptionsFile.family(p.localStore.db.dir, family)("level0_file_num_compaction_trigger") == "6")
       }
     }
   }
