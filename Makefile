@@ -325,7 +325,7 @@ soak: install
 	done
 	PYTHONPATH=tests/chaos $(PY) tests/chaos/soak_report.py
 
-# make bench writes docs/benchmarks.md, make bench-ladder docs/ladders.md (about 80 minutes): each page
+# make bench writes docs/benchmarks.md, make bench-ladder docs/ladders.md (50 to 80 minutes here): each page
 # whole from one run, with the commit measured.
 bench: install
 	mkdir -p bench-output

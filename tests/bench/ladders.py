@@ -87,7 +87,7 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
     if not results:
         return []
     lines = [
-        "## Size ladders: no cliff as the state grows",
+        "## Size ladders: the cost per row as the state grows",
         "",
         f"Measured {results[0].get('measured', 'n/a')}. One query per workload and provider, fresh JVM, local[2], "
         f"{partitions} shuffle partitions (so {partitions} "
@@ -101,7 +101,9 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         "pooled. rows/s: the whole query; µs/row: the state operator's time (`allUpdatesTimeMs`, summed over "
         "partitions) per input row; both the median of the counted batches, ± the largest distance of a batch "
         "from it (so the spread includes the difference between runs). Ratios: rows/s against Spark's RocksDB provider with changelog "
-        "checkpointing. Cliff: per-row cost at the largest size over the smallest's (target at most 2x). "
+        "checkpointing. Cliff: per-row cost at the largest size over the smallest's (target at most 2x); added: "
+        "the per-row cost the largest size adds to the smallest's (of two providers that add the same, the one "
+        "faster at the smallest size has the higher cliff). "
         "What was measured and changed: [performance.md](performance.md).",
         "",
         "![rows/s against keys per store](ladder.png)",
@@ -112,16 +114,17 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         sizes = [g["keys_per_store"] for g in next(iter(rows.values()))["rungs"]]
         base = rows.get(BASE)
         lines += [f"### {workload}", "",
-                  "| provider | " + " | ".join(f"{s:,} keys/store" for s in sizes) + " | cliff (largest / smallest µs/row) |",
-                  "|---|" + "---|" * (len(sizes) + 1)]
+                  "| provider | " + " | ".join(f"{s:,} keys/store" for s in sizes) + " | cliff (largest / smallest µs/row) | added µs/row |",
+                  "|---|" + "---|" * (len(sizes) + 2)]
         for provider, r in rows.items():
             cells = []
             for i, g in enumerate(r["rungs"]):
                 vs = f", {g['median_rows_per_second'] / base['rungs'][i]['median_rows_per_second']:.2f}x" if base else ""
                 cells.append(f"{g['median_rows_per_second']:,.0f} rows/s {spread(g['rows_per_second'])}{vs}; "
                              f"{g['median_us_per_row']:.1f} µs/row")
-            cliff = r["rungs"][-1]["median_us_per_row"] / r["rungs"][0]["median_us_per_row"]
-            lines.append(f"| {providers[provider][0]} | " + " | ".join(cells) + f" | {cliff:.2f}x |")
+            largest, smallest = r["rungs"][-1]["median_us_per_row"], r["rungs"][0]["median_us_per_row"]
+            lines.append(f"| {providers[provider][0]} | " + " | ".join(cells)
+                         + f" | {largest / smallest:.2f}x | {largest - smallest:+.1f} |")
         lines.append("")
     return lines
 
