@@ -4,7 +4,8 @@ Each (workload, provider) is one query in a fresh JVM (tests/bench/ladder.py) th
 through every size of LADDER_SIZES; the report gives, per size, the steady batches' rows/s and the
 state operator's microseconds per row, the ratios against Spark's RocksDB provider with changelog
 checkpointing (the configuration Spark recommends), and the largest size's per-row cost against the
-smallest's (the cliff check: at most 2x). The plot (docs/ladder.png) shows rows/s against keys per
+smallest's, as a ratio (the cliff check: at most 2x) and as the µs per row it adds (which compares
+providers whose smallest sizes differ in speed). The plot (docs/ladder.png) shows rows/s against keys per
 store, one line per provider, one panel per workload.
 """
 
