@@ -227,11 +227,12 @@ def throughput(result: dict) -> str:
 
 
 def measured_commit() -> str:
-    """The commit measured, marked when the working tree differs from it."""
+    """The commit measured and, where the working tree differs from it, the files that differ."""
     def git(*argv: str) -> str:
         return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    return head + (" with local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git("diff", "HEAD", "--name-only").split()
+    return head + (f" with local changes to {', '.join(changed)}" if changed else "")
 
 
 def page_header(title: str, target: str) -> list[str]:
