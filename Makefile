@@ -229,14 +229,17 @@ test-jvm: jar
 fmt: $(SBT_LAUNCHER)
 	$(SBT) scalafmtAll
 
-# (tests/test_line_upgrade.py continues a checkpoint from line to line, with each line's environment.)
+# The development line's suite, without the tests marked long (the long fault, soak and speed runs, which
+# `make chaos` runs). (tests/test_line_upgrade.py continues a checkpoint from line to line, with each
+# line's environment.)
+SUITE := $(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=25 -m "not long"
 test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
-	$(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=12
+	$(SUITE)
 
 # The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
-	tests/test_crash_loop.py tests/test_checkpoint_v2.py tests/test_repartition.py
+	tests/test_checkpoint_v2.py tests/test_repartition.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
 # core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
 # forgets, jars of the other Scala refused, the native filter on it).
@@ -291,15 +294,18 @@ test-lines: install publish-local line-venvs
 # restarts; the cores take that time and finish at full speed once the suite is done).
 test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 	@$(call RUN_LINES,nice -n 19); \
-	$(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=12; dev=$$?; \
+	$(SUITE); dev=$$?; \
 	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
 
 demo: install
 	$(PY) -m ttlstore.demo
 
-# The long fault runs: many fuzzed files per reader, the damage matrix with its outcomes, and the
-# crash loop (hundreds of SIGKILLs); each rewrites its section of docs/reliability.md.
-chaos: install
+# The long fault runs: the suite's tests marked long (drivers killed with checkpoints on HDFS and S3, a
+# flaky object store, bounded soaks, 200 stores in bounded memory, a store outgrowing a tiny block
+# cache), many fuzzed files per reader, the damage matrix with its outcomes, and the crash loop
+# (hundreds of SIGKILLs); the last three rewrite their sections of docs/reliability.md.
+chaos: install $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+	$(PY) -m pytest tests -m long -q --durations=12
 	mkdir -p bench-output
 	TTLSTORE_FUZZ_INPUTS=1000 TTLSTORE_FUZZ_REPORT=$(CURDIR)/bench-output/fuzz.json \
 		$(SBT) "$(DEV_PROJECT)/testOnly io.ttlstore.fuzz.ReaderFuzzSuite"

@@ -94,16 +94,22 @@ def adapter_dirs(line: str) -> list[Path]:
     return sorted(d for d in (ROOT / "jvm" / "spark").iterdir() if d.is_dir() and covers(d.name))
 
 
-def core_params(values: list, core: list) -> list:
-    """``values`` as parameters, those in ``core`` marked every_line (the per-line run takes only them)."""
-    missing = [c for c in core if c not in values]
-    assert not missing, f"core values {missing} are not among {values}"
-    return [pytest.param(v, marks=pytest.mark.every_line if v in core else ()) for v in values]
+def core_params(values: list, core: list, name: Callable[[object], str] = str) -> list:
+    """``values`` as parameters named by ``name``, those whose name is in ``core`` marked every_line (the
+    per-line run takes only them)."""
+    names = [name(v) for v in values]
+    missing = [c for c in core if c not in names]
+    assert not missing, f"core values {missing} are not among {names}"
+    return [pytest.param(v, id=n, marks=pytest.mark.every_line if n in core else ()) for v, n in zip(values, names,
+                                                                                                        strict=True)]
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "every_line: the suite's core, which `make test-lines` also runs on every other Spark line")
+    config.addinivalue_line(
+        "markers", "long: a long fault, soak or speed run (a minute or more): `make chaos` runs these, "
+        "`make test` leaves them out")
 
 
 # Python workers must run this interpreter (the one with pyspark, pandas and ttlstore), also where

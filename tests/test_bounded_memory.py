@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bench.ladder import run_in_subprocess
 
 from conftest import TTL_PROVIDER
+
+# Two JVMs of 200 stores each: `make chaos` runs it.
+pytestmark = pytest.mark.long
 
 PREFIX = "spark.sql.streaming.stateStore.ttlstore."
 PARTITIONS = 200

@@ -5,14 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from chaos import crash_loop
 
 from conftest import RUNNING_LINE, SPARK_LINES
 
 SEED = 20261123
-# Two kills on the development line, one on each other line (the same recovery, a line's own Spark);
-# `make chaos` runs long loops.
+# Two kills on the development line (`make test`), one on each other line (`make test-matrix`: the same
+# recovery code in a line's own Spark; the restarts of every line's core load its stores as a restarted
+# driver does); `make chaos` runs long loops.
 KILLS = 2 if RUNNING_LINE == SPARK_LINES[-1].line else 1
 FILES, ROWS, KEYS = 12, 40, 15
 
@@ -34,11 +34,10 @@ def assert_computes_the_reference(work: Path, variant: crash_loop.Variant, refer
     return got
 
 
-@pytest.mark.every_line
 def test_a_driver_killed_with_sigkill_while_rows_expire_and_restarted_computes_what_a_run_without_faults_does(
     tmp_path: Path,
 ):
-    """The variant where rows expire, on every line. `make chaos` runs every variant with long loops,
+    """The variant where rows expire. `make chaos` runs every variant with long loops,
     and test_distributed_fs and test_object_store kill the TTL-off variant's queries on HDFS and S3."""
     variant = crash_loop.VARIANTS["TTL expiring (event time, 2 seconds)"]
     reference = run_without_faults(tmp_path / "reference", variant)

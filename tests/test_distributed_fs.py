@@ -77,6 +77,7 @@ def files_below(spark: SparkSession, uri: str) -> list[str]:
     return found
 
 
+@pytest.mark.long
 def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_what_spark_hdfs_provider_does(
     spark: SparkSession, tmp_path: Path, hdfs: str, hdfs_reference: dict[str, list[str]],
     capsys: pytest.CaptureFixture[str]

@@ -24,6 +24,9 @@ import pytest
 
 from conftest import ROOT, RUNNING_LINE, SPARK_LINES
 
+# A query restarted through a round of each fault, and the reference beside it: `make chaos` runs it.
+pytestmark = pytest.mark.long
+
 S3A_JARS = ROOT / ".build" / ("s3a" if RUNNING_LINE == SPARK_LINES[-1].line else f"spark-{RUNNING_LINE}/s3a")
 
 DRIVER = textwrap.dedent(

@@ -63,7 +63,7 @@ def assert_same_rows(spark: SparkSession, expected_run, outputs, schema) -> None
 MIGRATED = ["aggregation without watermark", "dropDuplicates", "session windows", "applyInPandasWithState"]
 
 
-@pytest.mark.parametrize("name", core_params(MIGRATED, ["aggregation without watermark", "dropDuplicates"]))
+@pytest.mark.parametrize("name", core_params(MIGRATED, ["aggregation without watermark"]))
 def test_a_query_migrated_from_spark_s_hdfs_provider_emits_what_it_would_have(
     spark: SparkSession, tmp_path: Path, name: str
 ):

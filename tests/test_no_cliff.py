@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bench.ladder import run_in_subprocess
 
 from conftest import TTL_PROVIDER
+
+# Two JVMs filling 1.2M keys each, measured: `make chaos` runs it (the size ladders of `make bench-ladder` go to 4M).
+pytestmark = pytest.mark.long
 
 KEYS_PER_STORE = 600_000
 PREFIX = "spark.sql.streaming.stateStore.ttlstore."

@@ -29,6 +29,7 @@ from conftest import (
     ROCKSDB_PROVIDER,
     TTL_PROVIDER,
     StreamRun,
+    core_params,
     run_rounds,
     running_line_at_least,
 )
@@ -189,8 +190,15 @@ def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksd
     assert ids and all(any(c.name == f"{len(scenario.rounds)}_{i}.changelog" for c in changelogs) for i in ids)
 
 
-@pytest.mark.every_line
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+#: The scenarios every other Spark line runs (its core): one of each kind of state a provider keeps there (rows by
+#: key; a prefix scanned and evicted by watermark; a state function's; a join's four stores; keys forgotten by
+#: watermark). The others (a window's rows evicted, dropDuplicates, a global limit) take the same calls; `make
+#: test-matrix` runs them there too, and test_ttl and test_checkpoint_v2 run a deduplication and a limit on every line.
+LINE_CORE = ["aggregation without watermark", "session windows", "applyInPandasWithState",
+             "stream-stream left outer join", "dropDuplicatesWithinWatermark"]
+
+
+@pytest.mark.parametrize("scenario", core_params(SCENARIOS, LINE_CORE, name=lambda s: s.name))
 def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
     reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
     ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)

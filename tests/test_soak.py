@@ -24,6 +24,8 @@ from cluster.executors import spark_home
 from conftest import ROOT
 
 BATCHES = 70
+# Two runs of a local-cluster executor for tens of batches: `make chaos` runs them, `make soak` the long soak.
+pytestmark = pytest.mark.long
 
 
 def soak(tmp_path: Path, *conf: str, batches: int = BATCHES) -> dict:

@@ -45,7 +45,7 @@ def read(spark: SparkSession, checkpoint: Path, **options: object) -> DataFrame:
     return reader.load(str(checkpoint))
 
 
-@pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["aggregation without watermark", "session windows"]))
+@pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["session windows"]))
 def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, name: str):
     paths = checkpoints(spark, tmp_path, name)
     sides = [{"joinSide": "left"}, {"joinSide": "right"}] if name == JOIN else [{}]
