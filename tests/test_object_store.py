@@ -62,7 +62,6 @@ def keys_below(settings: dict[str, str], prefix: str) -> list[str]:
     return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
 
-@pytest.mark.long
 def test_a_driver_killed_while_uploading_to_s3_and_restarted_computes_what_spark_hdfs_provider_does(
     tmp_path: Path, s3: dict[str, str], hdfs_reference: dict[str, list[str]], capsys: pytest.CaptureFixture[str]
 ):

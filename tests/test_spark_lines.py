@@ -1,5 +1,6 @@
 """One jar per Spark line: the lines table agrees everywhere, every line's jar is bundled, and a jar of
-another line is refused by name instead of failing in a task. Runs on every line (make test-lines)."""
+another line is refused by name instead of failing in a task. Runs on every line (make test-lines), which
+tries each way of refusal once."""
 
 from __future__ import annotations
 
@@ -27,15 +28,16 @@ from conftest import (
     RUNNING_SCALA,
     SPARK_LINES,
     TTL_PROVIDER,
+    SparkLine,
+    core_params,
     run_rounds,
 )
-
-pytestmark = pytest.mark.every_line
 
 INSTALLED = ttlstore.spark_line(pyspark.__version__)
 JARS = Path(ttlstore.__file__).resolve().parent / "jars"
 
 
+@pytest.mark.every_line
 def test_the_python_package_bundles_the_jars_of_the_lines_the_build_makes():
     assert _lines.JARS == tuple((line.line, line.scala) for line in SPARK_LINES)
     assert ttlstore.SPARK_LINES == tuple(dict.fromkeys(line.line for line in SPARK_LINES))
@@ -47,6 +49,7 @@ def test_the_python_package_bundles_the_jars_of_the_lines_the_build_makes():
         assert built_for["artifact"] == f"ttlstore-spark-{line.line}_{line.scala}"
 
 
+@pytest.mark.every_line
 def test_the_installed_pyspark_picks_its_line_and_an_unknown_line_is_refused_by_name(monkeypatch):
     assert ttlstore.jar_path().endswith(f"ttlstore-spark-{INSTALLED}_{RUNNING_SCALA}-{ttlstore.__version__}.jar")
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("3.4.1", "2.12"))
@@ -88,21 +91,29 @@ REFUSED = textwrap.dedent("""
 """)
 
 
-def _other_jars() -> list:
+def _other_jars() -> list[tuple[str, SparkLine]]:
     """A jar of another line on the installed pyspark's Scala, and one of another Scala, where built."""
     same = [line for line in SPARK_LINES if line.line != INSTALLED and line.scala == RUNNING_SCALA]
     other = [line for line in SPARK_LINES if line.scala != RUNNING_SCALA]
-    return [pytest.param(found[0], id=name) for name, found in (("same Scala", same), ("other Scala", other)) if found]
+    return [(name, found[0]) for name, found in (("same Scala", same), ("other Scala", other)) if found]
 
 
-@pytest.mark.parametrize("other", _other_jars())
-@pytest.mark.parametrize("how", ["extension", "provider only"])
-def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact_to_use(tmp_path: Path, how: str,
-                                                                                        other):
+def _pairings() -> list:
+    """Each way of asking for ttlstore with each jar of another line; the other lines' core takes each way
+    once and each jar once (both ways where there is one jar), the development line every pairing."""
+    jars = _other_jars()
+    pairs = [(how, jar) for how in ("extension", "provider only") for jar in jars]
+    core = [f"{how}-{kind}" for how, (kind, _) in pairs if len(jars) == 1 or (how == "extension") == (kind == "same Scala")]
+    return core_params(pairs, core, name=lambda pair: f"{pair[0]}-{pair[1][0]}")
+
+
+@pytest.mark.parametrize("pairing", _pairings())
+def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact_to_use(tmp_path: Path, pairing):
     """Every pairing: a jar of another line of the same Scala, or of another Scala (Spark 3.5's jar, built
     for Scala 2.12, in a 4.x Spark, and a 4.x jar in 3.5), with ttlstore's extension (refused as the
     session starts) or with the provider alone (refused at the query's first data source lookup, before
     Spark loads the provider, which a Spark of another line may not even load)."""
+    how, (_, other) = pairing
     jar = JARS / f"ttlstore-spark-{other.line}_{other.scala}-{ttlstore.__version__}.jar"
     script = tmp_path / "refused.py"
     script.write_text(REFUSED)
@@ -118,6 +129,7 @@ def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact
     assert "NoSuchMethodError" not in out and "NoClassDefFoundError" not in out
 
 
+@pytest.mark.every_line
 def test_a_jar_of_another_scala_leaves_a_session_that_does_not_use_ttlstore_working(tmp_path: Path):
     """On the classpath of a session that asks for neither ttlstore's provider nor its extension, a jar
     of another Scala (whose Scala classes cannot load there) keeps the session's data source lookups
@@ -131,6 +143,7 @@ def test_a_jar_of_another_scala_leaves_a_session_that_does_not_use_ttlstore_work
     assert "RAN" in ran.stdout.split(), (ran.stdout + ran.stderr)[-3000:]
 
 
+@pytest.mark.every_line
 @pytest.mark.skipif(HAS_STATE_READER or not PYSPARK_SHIPS_RUNNING_SCALA,
                     reason="only Spark 3.5, of the lines ttlstore serves, lacks these (its pyspark's run checks them)")
 def test_what_spark_3_5_lacks_is_refused_by_name_and_inspect_shows_the_state(spark: SparkSession, tmp_path: Path):
