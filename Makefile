@@ -300,7 +300,7 @@ test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 demo: install
 	$(PY) -m ttlstore.demo
 
-# The long fault runs: the suite's tests marked long (drivers killed with checkpoints on HDFS and S3, a
+# The long fault runs: the suite's tests marked long (a driver killed with its checkpoints on HDFS, a
 # flaky object store, bounded soaks, 200 stores in bounded memory, a store outgrowing a tiny block
 # cache), many fuzzed files per reader, the damage matrix with its outcomes, and the crash loop
 # (hundreds of SIGKILLs); the last three rewrite their sections of docs/reliability.md.
