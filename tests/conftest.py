@@ -94,14 +94,13 @@ def adapter_dirs(line: str) -> list[Path]:
     return sorted(d for d in (ROOT / "jvm" / "spark").iterdir() if d.is_dir() and covers(d.name))
 
 
-def core_params(values: list, core: list, name: Callable[[object], str] = str) -> list:
-    """``values`` as parameters named by ``name``, those whose name is in ``core`` marked every_line (the
+def core_params(values: list | dict, core: list) -> list:
+    """``values`` as parameters (a dict's keys name its values), those named in ``core`` marked every_line (the
     per-line run takes only them)."""
-    names = [name(v) for v in values]
-    missing = [c for c in core if c not in names]
-    assert not missing, f"core values {missing} are not among {names}"
-    return [pytest.param(v, id=n, marks=pytest.mark.every_line if n in core else ()) for v, n in zip(values, names,
-                                                                                                        strict=True)]
+    named = values if isinstance(values, dict) else {str(v): v for v in values}
+    missing = [c for c in core if c not in named]
+    assert not missing, f"core values {missing} are not among {list(named)}"
+    return [pytest.param(v, id=n, marks=pytest.mark.every_line if n in core else ()) for n, v in named.items()]
 
 
 def pytest_configure(config: pytest.Config) -> None:

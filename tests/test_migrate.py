@@ -81,16 +81,15 @@ def test_a_query_migrated_from_spark_s_hdfs_provider_emits_what_it_would_have(
 #: Each query from Spark's RocksDB provider written with snapshots alone and with changelog checkpointing;
 #: the other lines' core takes session windows from changelogs (test_a_rocksdb_snapshot_written_after_... reads
 #: that provider's snapshots on every line).
-ROCKSDB_RUNS = [(name, conf_id, conf) for name in MIGRATED
-                for conf_id, conf in (("snapshots", None), ("changelog checkpointing", CHANGELOG))]
+ROCKSDB_RUNS = {f"{name}-{conf_id}": (name, conf) for name in MIGRATED
+                for conf_id, conf in (("snapshots", None), ("changelog checkpointing", CHANGELOG))}
 
 
-@pytest.mark.parametrize("run_of", core_params(ROCKSDB_RUNS, ["session windows-changelog checkpointing"],
-                                               name=lambda r: f"{r[0]}-{r[1]}"))
+@pytest.mark.parametrize("run_of", core_params(ROCKSDB_RUNS, ["session windows-changelog checkpointing"]))
 def test_a_query_migrated_from_spark_s_rocksdb_provider_emits_what_it_would_have(
     spark: SparkSession, tmp_path: Path, run_of: tuple
 ):
-    name, _, conf = run_of
+    name, conf = run_of
     reference = run(spark, ROCKSDB_PROVIDER, tmp_path / "reference", name, slice(None), conf)
     before, after = migrated_run(spark, tmp_path, name, ROCKSDB_PROVIDER, conf)
     assert_same_rows(spark, reference, before.outputs + after.outputs, reference.schema)

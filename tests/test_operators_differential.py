@@ -198,7 +198,7 @@ LINE_CORE = ["aggregation without watermark", "session windows", "applyInPandasW
              "stream-stream left outer join", "dropDuplicatesWithinWatermark"]
 
 
-@pytest.mark.parametrize("scenario", core_params(SCENARIOS, LINE_CORE, name=lambda s: s.name))
+@pytest.mark.parametrize("scenario", core_params({s.name: s for s in SCENARIOS}, LINE_CORE))
 def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
     reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
     ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)

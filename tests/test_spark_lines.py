@@ -98,13 +98,16 @@ def _other_jars() -> list[tuple[str, SparkLine]]:
     return [(name, found[0]) for name, found in (("same Scala", same), ("other Scala", other)) if found]
 
 
+#: The other lines' core: each way of asking for ttlstore once and each jar once (the development line runs
+#: every pairing; where there is one jar, every line does).
+LINE_CORE = ["extension-same Scala", "provider only-other Scala"]
+
+
 def _pairings() -> list:
-    """Each way of asking for ttlstore with each jar of another line; the other lines' core takes each way
-    once and each jar once (both ways where there is one jar), the development line every pairing."""
+    """Each way of asking for ttlstore with each jar of another line."""
     jars = _other_jars()
-    pairs = [(how, jar) for how in ("extension", "provider only") for jar in jars]
-    core = [f"{how}-{kind}" for how, (kind, _) in pairs if len(jars) == 1 or (how == "extension") == (kind == "same Scala")]
-    return core_params(pairs, core, name=lambda pair: f"{pair[0]}-{pair[1][0]}")
+    pairs = {f"{how}-{kind}": (how, line) for how in ("extension", "provider only") for kind, line in jars}
+    return core_params(pairs, list(pairs) if len(jars) == 1 else LINE_CORE)
 
 
 @pytest.mark.parametrize("pairing", _pairings())
@@ -113,7 +116,7 @@ def test_a_jar_of_another_line_fails_at_start_naming_both_lines_and_the_artifact
     for Scala 2.12, in a 4.x Spark, and a 4.x jar in 3.5), with ttlstore's extension (refused as the
     session starts) or with the provider alone (refused at the query's first data source lookup, before
     Spark loads the provider, which a Spark of another line may not even load)."""
-    how, (_, other) = pairing
+    how, other = pairing
     jar = JARS / f"ttlstore-spark-{other.line}_{other.scala}-{ttlstore.__version__}.jar"
     script = tmp_path / "refused.py"
     script.write_text(REFUSED)
