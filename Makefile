@@ -1,6 +1,7 @@
-# ttlstore's build. `make` builds the jar and installs the Python package (with pyspark and the
-# test tools) into .venv; `make demo` and `make test` build first, so each works as the first
-# command on a fresh machine. Everything is fetched by this file through each client's default
+# ttlstore's build. `make` builds every Spark line's jar and installs the Python package (with pyspark
+# and the test tools) into .venv; `make demo` builds only what the demo runs on (the development line's
+# jar, pyspark and matplotlib) and `make test` everything, so each works as the first command on a
+# fresh machine. Everything is fetched by this file through each client's default
 # repository: sbt's launcher and the build's dependencies from Maven Central, pyspark and the test
 # tools from PyPI. No repository host is written here.
 
@@ -47,14 +48,14 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar demo bench bench-ladder bench-line chaos soak docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-ladder bench-line chaos soak docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv spark-jars line-venvs toolchain jar install publish-local dist test lint fmt test-native test-jvm \
+.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
 	test-python test-lines test-suites test-matrix demo bench bench-ladder bench-line chaos soak docs clean
 
 all: install
@@ -69,10 +70,19 @@ $(SBT_LAUNCHER):
 	mv .build/launcher.tmp/sbt-launch-$(SBT_VERSION).jar $@
 	rm -rf .build/launcher.tmp
 
-$(VENV)/.installed: python/pyproject.toml
+DEV_PYSPARK = $(call line_field,$(DEV_LINE),2)
+$(VENV)/.installed: python/pyproject.toml $(LINES_TSV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "pyspark==4.3.0" -e "python[test]"
+	$(PY) -m pip install --quiet "pyspark==$(DEV_PYSPARK)" -e "python[test]"
+	touch $@
+
+# What the demo needs alone: the development line's pyspark and the chart's matplotlib (the test tools
+# include both, so a test environment serves the demo too).
+$(VENV)/.demo: python/pyproject.toml $(LINES_TSV)
+	if [ ! -f $(VENV)/.installed ]; then \
+		$(PYTHON) -m venv $(VENV) && $(PY) -m pip install --quiet --upgrade pip && \
+		$(PY) -m pip install --quiet "pyspark==$(DEV_PYSPARK)" -e "python[demo]"; fi
 	touch $@
 
 venv: $(VENV)/.installed
@@ -179,6 +189,12 @@ jar: venv spark-jars $(SBT_LAUNCHER) toolchain
 	cp $(JARS) python/ttlstore/jars/
 
 install: jar
+
+# The development line's jar alone, into the Python package: what `make demo` runs on.
+dev-jar: $(VENV)/.demo .build/spark-$(DEV_LINE)/jars/.fetched $(SBT_LAUNCHER)
+	$(SBT) $(DEV_PROJECT)/package
+	mkdir -p python/ttlstore/jars
+	cp $(call line_jar,$(DEV_LINE)) python/ttlstore/jars/
 
 # Every line's jar, its sources and its Scaladoc with a pom (Spark, rocksdbjni and Scala `provided`)
 # in the Maven repository $(MAVEN_REPO): spark-submit --packages
@@ -297,7 +313,7 @@ test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 	$(SUITE); dev=$$?; \
 	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
 
-demo: install
+demo: dev-jar
 	$(PY) -m ttlstore.demo
 
 # The long fault runs: the suite's tests marked long (a driver killed with its checkpoints on HDFS, a

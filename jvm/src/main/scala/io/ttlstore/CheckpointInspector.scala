@@ -13,7 +13,7 @@ import io.ttlstore.checkpoint.{CheckpointFiles, CommitLog, Listing, SnapshotUplo
 import io.ttlstore.config.{ConfigKey, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
-import io.ttlstore.store.{LocalStore, LocalWorkDirs, TimestampedValue}
+import io.ttlstore.store.{CheckpointFormat, LocalStore, LocalWorkDirs, TimestampedValue}
 import io.ttlstore.ttl.ExpiryRule
 
 /**
@@ -160,13 +160,13 @@ object CheckpointInspector {
     val (format, rows, record) = latestOne match {
       case None => (None, Some(0L), None)
       case Some(f) if listing.changelogFiles.contains(f) =>
-        val reader = files.openChangelog(f.version, f.id)
+        val reader = files.openChangelog(f)
         try {
           reader.readAll()
           (Some(reader.formatVersion), Some(reader.rowsAfter), reader.ttl)
         } finally reader.close()
       case Some(f) =>
-        val m = files.readManifest(f.version, f.id)
+        val m = files.readManifest(f)
         (Some(m.formatVersion), Some(m.numRows), m.ttl)
     }
     val settings = record.flatMap { r =>
@@ -193,9 +193,10 @@ object CheckpointInspector {
   private def count(files: CheckpointFiles, storeName: String, file: VersionFile, ttl: Option[TtlSettings]): Counts = {
     val settings = TtlStoreSettings.parse(Map.empty)
     val workDir = LocalWorkDirs.create(new File(System.getProperty("java.io.tmpdir")))
-    val local = new LocalStore(s"inspect of $storeName", workDir, settings, files, new SnapshotUploader(files))
+    val format = CheckpointFormat.of(v2 = file.id.isDefined)
+    val local = new LocalStore(s"inspect of $storeName", workDir, settings, format, files, new SnapshotUploader(files))
     try {
-      local.load(file.version, loadEmpty = false, file.id, withIds = file.id.isDefined)
+      local.load(file, loadEmpty = false)
       val ttlMs = ttl.map(_.ttlMs).getOrElse(0L)
       val now = ttl.flatMap(_.judgedAtMs).getOrElse(Long.MinValue)
       var live = 0L

@@ -8,13 +8,13 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
-import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader}
+import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
-import io.ttlstore.store.{KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.{CheckpointFormat, KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
 /**
@@ -85,17 +85,20 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
           problem =>
             throw TtlStoreErrors.nativeFilterUnavailable(stateStoreId.toString,
               TtlStoreConfig.NativeFilterEnabled.key, problem), identity))
+    val format = CheckpointFormat.forProvider(CheckpointFormatV2.enabled(storeConf), readByStateReader,
+      files.listing().hasCheckpointIds)
     val workDir = LocalWorkDirs.create(LocalWorkDirs.root(settings.localDir))
-    this.local = new LocalStore(stateStoreId.toString, workDir, settings, files, snapshots, newFilter,
+    this.local = new LocalStore(stateStoreId.toString, workDir, settings, format, files, snapshots, newFilter,
       clock, LegacyKeys.encoder(codec, keySchema), storeConf.compressionCodec)
     this.time = new VersionTime(local, settings.ttl.timeCharacteristic, settings.testingClockMs.isDefined,
       stateStoreId.checkpointRootLocation, hadoopConf, () => clock)
     this.template = VersionSettings(stateStoreId, version = 0L, readOnly = false, now = 0L, settings.ttl,
       codec, valueSchema.length, eventTime, settings.sweepRowsPerCommit, settings.compactExpiredShare,
       settings.upgradeRowsPerCommit, settings.legacyRowTimestamp, snapshotOnCommit = false,
-      storeConf.compressionCodec, Some(hadoopConf).filter(_ => CoordinatorBridge.validatesCommits(storeConf)), lastLoad)
+      storeConf.compressionCodec, Some(hadoopConf).filter(_ => CoordinatorBridge.validatesCommits(storeConf)), lastLoad,
+      loadedCheckpointId = None, checkpointId = None)
     logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
-      s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}")
+      s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}; $format")
   }
 
   override def stateStoreId: StateStoreId = id
@@ -164,7 +167,8 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
       endCheckpointId: Option[String]): StateStore = {
     synchronized {
       loading(endVersion, loadEmpty = false)(
-        local.loadFromSnapshot(snapshotVersion, endVersion, startCheckpointId, endCheckpointId))
+        local.loadFromSnapshot(VersionFile(snapshotVersion, startCheckpointId),
+          VersionFile(endVersion, endCheckpointId)))
     }
     open(endVersion, readOnly, forceSnapshot = false, now(endVersion))
   }
@@ -257,10 +261,7 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
   private def load(version: Long, checkpointId: Option[String], loadEmpty: Boolean): Unit =
     synchronized {
       if (version < 0) throw TtlStoreErrors.versionNotFound(files.root.toString, version, None)
-      // As Spark's RocksDB provider: ids count under checkpoint format v2; Spark's state reader passes
-      // the ids of a v2 checkpoint's commit log whatever the reading session sets.
-      val withIds = CheckpointFormatV2.enabled(storeConf) || checkpointId.isDefined
-      loading(version, loadEmpty)(local.load(version, loadEmpty, checkpointId.filter(_ => withIds), withIds))
+      loading(version, loadEmpty)(local.load(VersionFile(version, checkpointId), loadEmpty))
     }
 
   /**

@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures.withTempDir
-import io.ttlstore.checkpoint.{Changelog, ChangelogReader, ChangelogWriter, CheckpointFiles, Compression, LineageItem, TtlRecord}
+import io.ttlstore.checkpoint.{Changelog, ChangelogReader, ChangelogWriter, CheckpointFiles, Compression, LineageItem, TtlRecord, VersionFile}
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{TimestampHistogram, TtlPolicy}
 
@@ -16,7 +16,7 @@ class ChangelogSuite extends AnyFunSuite {
 
   private def write(dir: File, codec: String)(body: ChangelogWriter => Unit): File = {
     val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
-    val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(1)), codec)
+    val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(VersionFile(1, None))), codec, None, Nil)
     body(writer)
     writer.commit(rowsAfter = 42, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
     new File(new File(dir, CheckpointFiles.DirName), "1.changelog")
@@ -93,10 +93,11 @@ class ChangelogSuite extends AnyFunSuite {
       val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
       val lineage = Seq(LineageItem(3, "id-3"), LineageItem(4, "id-4"))
       val writer =
-        new ChangelogWriter(files.createAtomic(files.changelogPath(5, Some("id-5"))), "lz4", Some("id-5"), lineage)
+        new ChangelogWriter(files.createAtomic(files.changelogPath(VersionFile(5, Some("id-5")))), "lz4", Some("id-5"),
+          lineage)
       writer.put(Array[Byte](1), Array[Byte](0, 0, 0, 0, 0, 0, 0, 7))
       writer.commit(rowsAfter = 1, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
-      val reader = files.openChangelog(5, Some("id-5"))
+      val reader = files.openChangelog(VersionFile(5, Some("id-5")))
       assert(reader.checkpointId.contains("id-5") && reader.lineage == lineage && reader.readAll().size == 1)
       assert(files.lineageOf(5, "id-5") == lineage)
       val v1 = read(write(dir, "lz4")(_ => ()))
@@ -107,11 +108,12 @@ class ChangelogSuite extends AnyFunSuite {
   test("a changelog renamed to another checkpoint id is refused as corrupted") {
     withTempDir { dir =>
       val files = new CheckpointFiles(new Path(dir.getAbsolutePath), new Configuration())
-      val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(2, Some("a-1"))), "lz4", Some("a-1"))
+      val writer = new ChangelogWriter(files.createAtomic(files.changelogPath(VersionFile(2, Some("a-1")))), "lz4",
+        Some("a-1"), Nil)
       writer.commit(rowsAfter = 0, TtlRecord(TtlPolicy.Off, None, TimestampHistogram.empty(), None, None, None, None))
       val root = new File(dir, CheckpointFiles.DirName)
       assert(new File(root, "2_a-1.changelog").renameTo(new File(root, "2_b-2.changelog")))
-      val e = intercept[TtlStoreException](files.openChangelog(2, Some("b-2")))
+      val e = intercept[TtlStoreException](files.openChangelog(VersionFile(2, Some("b-2"))))
       assert(e.errorName == "CHANGELOG_CORRUPTED" && e.getMessage.contains("checkpoint id a-1"))
     }
   }

@@ -13,6 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
+import io.ttlstore.checkpoint.VersionFile
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.TtlStoreException
@@ -64,7 +65,7 @@ class NativeFilterStoreSuite extends AnyFunSuite {
       h.current.localStore.db.compactNow()
       assert(h.storedRows == 0)
       assert(h.commitMetrics()("ttlstoreExpiredRemovedByFilter") == 500)
-      val changelog = h.current.checkpointFiles.openChangelog(h.version - 1)
+      val changelog = h.current.checkpointFiles.openChangelog(VersionFile(h.version - 1, None))
       try assert(changelog.next().isEmpty, "the commit that saw them expire logged no delete")
       finally changelog.close()
     }

@@ -26,7 +26,7 @@ class ReaderGuardsSuite extends AnyFunSuite {
   }
 
   private val sst = SstFile("000008.sst", "000008-uuid.sst", 100L, 7L)
-  private def manifest(ssts: SstFile*) = SnapshotManifest(2, 3L, 10L, ssts, 0L)
+  private def manifest(ssts: SstFile*) = SnapshotManifest(2, 3L, 10L, ssts, 0L, ttl = None, checkpointId = None)
 
   test("a manifest is usable only for its own version, with plain, distinct SST names and sizes") {
     assert(SnapshotManifest.problem(manifest(sst), 3L, None) === None)

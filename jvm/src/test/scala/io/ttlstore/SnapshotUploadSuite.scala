@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures.withTempDir
-import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, StoreLock}
+import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, StoreLock, VersionFile}
 
 /**
  * Snapshot uploads beside cleanup. The race itself is proven from outside by the format v2
@@ -38,18 +38,19 @@ class SnapshotUploadSuite extends AnyFunSuite {
 
   test("a snapshot reusing an SST that another instance's cleanup deleted copies it again and loads") {
     withStore { (dir, files, uploader) =>
-      uploader.offer(2, None, 10, None, localCheckpoint(dir, "v2", "000008.sst" -> 300))
+      uploader.offer(VersionFile(2, None), 10, None, localCheckpoint(dir, "v2", "000008.sst" -> 300))
       uploader.uploadPending()
-      val shared = files.readManifest(2).sstFiles.map(_.dfsName)
+      val shared = files.readManifest(VersionFile(2, None)).sstFiles.map(_.dfsName)
       // Version 2's snapshot is retired by a newer query run's instance, which cleans up its SST.
       shared.foreach(n => files.delete(files.sstPath(n)))
 
-      uploader.offer(4, None, 20, None, localCheckpoint(dir, "v4", "000008.sst" -> 300, "000012.sst" -> 50))
+      uploader.offer(VersionFile(4, None), 20, None,
+        localCheckpoint(dir, "v4", "000008.sst" -> 300, "000012.sst" -> 50))
       uploader.uploadPending()
 
       val restored = new File(dir, "restored")
       restored.mkdirs()
-      val manifest = files.downloadSnapshot(4, restored)
+      val manifest = files.downloadSnapshot(VersionFile(4, None), restored)
       assert(manifest.sstFiles.map(_.localName) == Seq("000008.sst", "000012.sst"))
       assert(new File(restored, "000008.sst").length() == 300)
       val names = files.sstFiles().map(_.getPath.getName).toSet
@@ -59,11 +60,13 @@ class SnapshotUploadSuite extends AnyFunSuite {
 
   test("an SST that is still there is reused, not uploaded again") {
     withStore { (dir, files, uploader) =>
-      uploader.offer(2, None, 10, None, localCheckpoint(dir, "v2", "000008.sst" -> 100000))
+      uploader.offer(VersionFile(2, None), 10, None, localCheckpoint(dir, "v2", "000008.sst" -> 100000))
       uploader.uploadPending()
-      uploader.offer(4, None, 20, None, localCheckpoint(dir, "v4", "000008.sst" -> 100000, "000012.sst" -> 50))
+      uploader.offer(VersionFile(4, None), 20, None,
+        localCheckpoint(dir, "v4", "000008.sst" -> 100000, "000012.sst" -> 50))
       val upload = uploader.uploadPending().get
-      assert(files.readManifest(4).sstFiles.head == files.readManifest(2).sstFiles.head)
+      assert(files.readManifest(VersionFile(4, None)).sstFiles.head == files.readManifest(VersionFile(2, None)).sstFiles
+        .head)
       assert(files.sstFiles().size == 2)
       assert(upload.bytes < 10000, s"uploaded ${upload.bytes} bytes: the reused SST again")
     }

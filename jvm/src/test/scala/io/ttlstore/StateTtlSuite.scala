@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
+import io.ttlstore.checkpoint.VersionFile
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{ManualClock, StateVisibility, TimeCharacteristic, TtlPolicy, UpdateType}
@@ -245,7 +246,7 @@ class StateTtlSuite extends AnyFunSuite {
   test("the TTL settings are recorded with every version, in changelogs and snapshots") {
     withHarness(ttl(600000, UpdateTypeKey -> "OnReadAndWrite")) { h =>
       h.clock.set(1000); h.write("a" -> Some(1))
-      val log = h.current.checkpointFiles.openChangelog(1)
+      val log = h.current.checkpointFiles.openChangelog(VersionFile(1, None))
       log.readAll()
       val recorded = log.ttl.get
       assert(recorded.policy.contains(TtlPolicy(600000, UpdateType.OnReadAndWrite,
@@ -253,7 +254,7 @@ class StateTtlSuite extends AnyFunSuite {
       assert(recorded.histogram == List(List(1000L, 1L)))
       h.current.localStore.snapshot(1)
       h.current.doMaintenance()
-      assert(h.current.checkpointFiles.readManifest(1).ttl.contains(recorded))
+      assert(h.current.checkpointFiles.readManifest(VersionFile(1, None)).ttl.contains(recorded))
     }
   }
 }
@@ -276,7 +277,7 @@ class EventTimeTtlSuite extends AnyFunSuite {
       h.write("c" -> Some(115))
       h.restart()
       assert(h.visible == Map("c" -> 115L)) // stream time 115: 100 + 10 and 105 + 10 <= 115
-      val recorded = h.current.checkpointFiles.openChangelog(h.version)
+      val recorded = h.current.checkpointFiles.openChangelog(VersionFile(h.version, None))
       recorded.readAll()
       assert(recorded.ttl.flatMap(_.streamTimeMs).contains(115L))
     }

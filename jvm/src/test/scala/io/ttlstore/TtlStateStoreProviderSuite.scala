@@ -72,7 +72,7 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         val db = p.localStore.db
         assert(TimestampedValue.timestamp(db.get(KeyCodec.rowBytes(key("a")))) == 5000L)
         assert(TimestampedValue.timestamp(db.get(KeyCodec.rowBytes(key("b")))) == 1000L)
-        val log = p.checkpointFiles.openChangelog(2)
+        val log = p.checkpointFiles.openChangelog(VersionFile(2, None))
         val records = log.readAll()
         assert(records.size == 1)
         assert(TimestampedValue.timestamp(records.head.asInstanceOf[Changelog.Put].value) == 5000L)
@@ -214,10 +214,10 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p =>
         commitMany(p, 3, snapshotAt = 3)
-        val first = p.checkpointFiles.readManifest(3)
+        val first = p.checkpointFiles.readManifest(VersionFile(3, None))
         (3 until 6).foreach(v => commitVersion(p, v, (s"x$v", 0) -> Some(1L)))
         p.doMaintenance()
-        val second = p.checkpointFiles.readManifest(6)
+        val second = p.checkpointFiles.readManifest(VersionFile(6, None))
         assert(first.sstFiles.nonEmpty)
         assert(first.sstFiles.map(_.dfsName).toSet.subsetOf(second.sstFiles.map(_.dfsName).toSet))
         assert(second.sstFiles.size > first.sstFiles.size)
@@ -239,7 +239,7 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         assert(listing.changelogs.head >= 9, listing)
         assert(listing.snapshots.head >= 9, listing)
         val referenced = listing.snapshots.toSeq.flatMap(v =>
-          p.checkpointFiles.readManifest(v).sstFiles.map(_.dfsName)).toSet
+          p.checkpointFiles.readManifest(VersionFile(v, None)).sstFiles.map(_.dfsName)).toSet
         val onDisk = p.checkpointFiles.sstFiles().map(_.getPath.getName).toSet
         assert(onDisk == referenced)
       }

@@ -10,8 +10,8 @@ import java.util.zip.{CheckedOutputStream, CRC32C}
 final class ChangelogWriter(
     out: AtomicOutput,
     codecName: String,
-    checkpointId: Option[String] = None,
-    lineage: Seq[LineageItem] = Nil) {
+    checkpointId: Option[String],
+    lineage: Seq[LineageItem]) {
   import Changelog._
 
   private val crc = new CRC32C()

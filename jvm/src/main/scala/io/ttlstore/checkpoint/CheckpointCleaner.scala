@@ -24,9 +24,9 @@ object CheckpointCleaner {
         val snapshotsGone = plan.deleteSnapshots.toSet
         val changelogsGone = plan.deleteChangelogs.toSet
         listing.snapshotFiles.filter(f => snapshotsGone(f.version)).foreach(f =>
-          files.delete(files.snapshotPath(f.version, f.id)))
+          files.delete(files.snapshotPath(f)))
         listing.changelogFiles.filter(f => changelogsGone(f.version)).foreach(f =>
-          files.delete(files.changelogPath(f.version, f.id)))
+          files.delete(files.changelogPath(f)))
         val temporary = Retention.leftoverTemporaries(plan, listing.temporary)
         temporary.foreach(n => files.delete(files.rootPath(n)))
         val retained = listing.snapshotFiles.filterNot(f => snapshotsGone(f.version)).toSeq

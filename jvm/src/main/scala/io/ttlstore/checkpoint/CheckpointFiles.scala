@@ -42,10 +42,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   /** The record of the Spark provider state this store adopted, if any ([[AdoptionRecord]]). */
   lazy val adoption = new AdoptionFile(root, hadoopConf, createAtomic)
 
-  def changelogPath(version: Long, id: Option[String] = None): Path =
-    new Path(root, s"${FileNames.stem(version, id)}.changelog")
-  def snapshotPath(version: Long, id: Option[String] = None): Path =
-    new Path(root, s"${FileNames.stem(version, id)}.snapshot")
+  def changelogPath(file: VersionFile): Path = new Path(root, s"${file.stem}.changelog")
+  def snapshotPath(file: VersionFile): Path = new Path(root, s"${file.stem}.snapshot")
   def sstPath(dfsName: String): Path = new Path(sstDir, dfsName)
   def rootPath(name: String): Path = new Path(root, name)
 
@@ -75,21 +73,22 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   }
 
   /**
-   * The TTL record of the committed changelog of `version`, read to its end; None if it has none or
-   * cannot be read (an earlier attempt's file that this attempt will replace).
+   * The TTL record of the committed changelog `file`, read to its end; None if it has none or cannot
+   * be read (an earlier attempt's file that this attempt will replace).
    */
-  def recordedTtl(version: Long, id: Option[String] = None): Option[TtlRecord] =
+  def recordedTtl(file: VersionFile): Option[TtlRecord] =
     try {
-      val reader = openChangelog(version, id)
+      val reader = openChangelog(file)
       try {
         while (reader.next().isDefined) {}
         reader.ttl
       } finally reader.close()
     } catch { case NonFatal(_) => None }
 
-  /** Opens the changelog of `version` committed under checkpoint id `id` (None: format v1). */
-  def openChangelog(version: Long, id: Option[String] = None): ChangelogReader = {
-    val path = changelogPath(version, id)
+  /** Opens the changelog of `file`'s version committed under its checkpoint id (None: format v1). */
+  def openChangelog(file: VersionFile): ChangelogReader = {
+    val (version, id) = (file.version, file.id)
+    val path = changelogPath(file)
     val in =
       try CheckpointReads.open(fm, path)
       catch {
@@ -109,7 +108,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
 
   /** The lineage the changelog of `version` committed under `id` records ([[Lineage]]). */
   def lineageOf(version: Long, id: String): Seq[LineageItem] = {
-    val reader = openChangelog(version, Some(id))
+    val reader = openChangelog(VersionFile(version, Some(id)))
     try reader.lineage
     finally reader.close()
   }
@@ -124,7 +123,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * snapshots that referenced it. So once the manifest is visible (from then on cleanup keeps its
    * SSTs), the reused SSTs that are gone are copied again under the same names.
    */
-  def writeSnapshot(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord], localDir: File,
+  def writeSnapshot(file: VersionFile, numRows: Long, ttl: Option[TtlRecord], localDir: File,
       uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
     ensureDirs()
     val files = Option(localDir.listFiles()).getOrElse(Array.empty[File]).sortBy(_.getName).toSeq
@@ -142,9 +141,9 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
           SstFile(f.getName, dfsName, f.length(), crc)
         })
     }
-    val manifest = SnapshotManifest(FormatVersion, version, numRows, sstFiles,
-      System.currentTimeMillis(), ttl, id)
-    val out = createAtomic(snapshotPath(version, id))
+    val manifest = SnapshotManifest(FormatVersion, file.version, numRows, sstFiles,
+      System.currentTimeMillis(), ttl, file.id)
+    val out = createAtomic(snapshotPath(file))
     try {
       val zip = new ZipOutputStream(out.stream)
       zip.putNextEntry(new ZipEntry(ManifestEntry))
@@ -169,8 +168,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     (manifest, bytes + out.committedSize())
   }
 
-  /** Reads only the manifest of the snapshot of `version` committed under `id`. */
-  def readManifest(version: Long, id: Option[String] = None): SnapshotManifest = readSnapshot(version, id, None)
+  /** Reads only the manifest of the snapshot `file`. */
+  def readManifest(file: VersionFile): SnapshotManifest = readSnapshot(file, None)
 
   /**
    * The manifest of the snapshot of `version` as listed with `stamp`, read once per stamp:
@@ -179,18 +178,19 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    */
   def manifest(file: VersionFile, stamp: FileStamp, listed: Listing): SnapshotManifest = {
     manifests.keySet.removeIf(k => !listed.snapshotStamps.get(k._1).contains(k._2))
-    manifests.computeIfAbsent((file, stamp), _ => readManifest(file.version, file.id))
+    manifests.computeIfAbsent((file, stamp), _ => readManifest(file))
   }
 
-  /** Restores the snapshot of `version` committed under `id` into the empty directory `targetDir`. */
-  def downloadSnapshot(version: Long, targetDir: File, id: Option[String] = None): SnapshotManifest = {
-    val manifest = readSnapshot(version, id, Some(targetDir))
+  /** Restores the snapshot `file` into the empty directory `targetDir`. */
+  def downloadSnapshot(file: VersionFile, targetDir: File): SnapshotManifest = {
+    val version = file.version
+    val manifest = readSnapshot(file, Some(targetDir))
     // A zip whose later entries went missing reads as shorter, not as damaged; RocksDB would then
     // create an empty instance where the snapshot's rows were.
     val current = new File(targetDir, "CURRENT")
     val named = if (current.isFile) Files.readString(current.toPath).trim else ""
     if (!FileNames.isPlain(named) || !new File(targetDir, named).isFile) {
-      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(version, id).toString, version,
+      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(file).toString, version,
         if (named.isEmpty) "it holds no RocksDB CURRENT file" else s"its CURRENT names $named, which it does not hold")
     }
     manifest.sstFiles.foreach { sst =>
@@ -222,8 +222,9 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * Reads a snapshot zip: its manifest, and with `into` its DB files into that directory (without,
    * it stops after the manifest, which is written first).
    */
-  private def readSnapshot(version: Long, id: Option[String], into: Option[File]): SnapshotManifest = {
-    val path = snapshotPath(version, id)
+  private def readSnapshot(file: VersionFile, into: Option[File]): SnapshotManifest = {
+    val (version, id) = (file.version, file.id)
+    val path = snapshotPath(file)
     def corrupted(detail: String) = TtlStoreErrors.snapshotCorrupted(path.toString, version, detail)
     val in =
       try CheckpointReads.open(fm, path)

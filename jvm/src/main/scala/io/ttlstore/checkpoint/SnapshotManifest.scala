@@ -17,8 +17,8 @@ final case class SnapshotManifest(
     numRows: Long,
     sstFiles: Seq[SstFile],
     createdAtMs: Long,
-    ttl: Option[TtlRecord] = None,
-    checkpointId: Option[String] = None) {
+    ttl: Option[TtlRecord],
+    checkpointId: Option[String]) {
 
   /** `manifest.json`, through [[JsonFields]]; fields that are None are left out. */
   def toJson: String = JsonMethods.compact(JsonFields.obj(

@@ -30,9 +30,9 @@ final class SnapshotUploader(files: CheckpointFiles) {
   }
 
   /** Queues the local checkpoint in `dir` as the snapshot of `version` (under checkpoint id `id` in format v2). */
-  def offer(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
+  def offer(file: VersionFile, numRows: Long, ttl: Option[TtlRecord], dir: File): Unit = synchronized {
     pending.foreach(p => FileUtils.deleteQuietly(p.dir))
-    pending = Some(Pending(version, id, numRows, ttl, dir, lineage))
+    pending = Some(Pending(file, numRows, ttl, dir, lineage))
   }
 
   /** The snapshot this uploader uploaded last, if any: a lineage may start there from now on. */
@@ -49,12 +49,12 @@ final class SnapshotUploader(files: CheckpointFiles) {
       val start = System.nanoTime()
       try {
         val (manifest, bytes) =
-          StoreLock.exclusively(files.root)(files.writeSnapshot(p.version, p.id, p.numRows, p.ttl, p.dir, known))
-        newest = Some(VersionFile(p.version, p.id))
+          StoreLock.exclusively(files.root)(files.writeSnapshot(p.file, p.numRows, p.ttl, p.dir, known))
+        newest = Some(p.file)
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
         }
-        val upload = Upload(p.version, 1L, bytes, (System.nanoTime() - start) / 1000000L)
+        val upload = Upload(p.file.version, 1L, bytes, (System.nanoTime() - start) / 1000000L)
         synchronized { uploads = uploads + upload }
         upload
       } finally FileUtils.deleteQuietly(p.dir)
@@ -75,7 +75,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
 }
 
 object SnapshotUploader {
-  private final case class Pending(version: Long, id: Option[String], numRows: Long, ttl: Option[TtlRecord],
+  private final case class Pending(file: VersionFile, numRows: Long, ttl: Option[TtlRecord],
       dir: File, lineage: Long)
 
   /** Snapshot uploads: one (`version`), or a sum of `count` of them (`version` the newest). */

@@ -46,7 +46,7 @@ final class ChangeFeed(
         else {
           val file = pending.next()
           version = file.version
-          reader = files.openChangelog(file.version, file.id)
+          reader = files.openChangelog(file)
         }
       } else {
         reader.next() match {

@@ -7,7 +7,8 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.types.StructType
 import org.json4s.{DefaultFormats, Formats, JValue}
 
-import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OperatorMetadata, SparkCheckpoint, StoreMetadata}
+import io.ttlstore
+  .checkpoint.{AdoptionRecord, CheckpointFiles, CommitLog, OperatorMetadata, SparkCheckpoint, StoreMetadata, VersionFile}
 import io.ttlstore.compat.Parse
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.{RepartitionErrors, TtlStoreErrors}
@@ -159,8 +160,8 @@ object RepartitionPlan {
     val files = new CheckpointFiles(if (store == "default") part else new Path(part, store), hadoopConf)
     val fs = files.root.getFileSystem(hadoopConf)
     if (fs.exists(new Path(files.root, AdoptionRecord.FileName))) {
-      val record = files.recordedTtl(version).orElse(
-        try files.readManifest(version).ttl
+      val record = files.recordedTtl(VersionFile(version, None)).orElse(
+        try files.readManifest(VersionFile(version, None)).ttl
         catch { case NonFatal(_) => None })
       record.flatMap(_.legacyRows).filter(_ > 0).foreach { n =>
         throw RepartitionErrors.storeStillUpgrading(files.storeDir.toString, n)

@@ -6,10 +6,10 @@ import org.apache.commons.io.FileUtils
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
-import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, TtlRecord}
+import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.RepartitionErrors
-import io.ttlstore.store.{LocalStore, RocksDbHandle, TimestampedValue}
+import io.ttlstore.store.{CheckpointFormat, LocalStore, RocksDbHandle, TimestampedValue}
 import io.ttlstore.ttl.TimestampHistogram
 
 /**
@@ -55,10 +55,11 @@ final class StoreRepartitioner(plan: RepartitionPlan, operatorId: Long, store: S
   private def readPartition(q: Int, outs: Seq[DataOutputStream], histograms: Seq[TimestampHistogram],
       rows: Array[Long]): Option[TtlRecord] = {
     val files = new CheckpointFiles(storeDir(q), hadoopConf)
-    val local = new LocalStore(s"repartition of ${files.storeDir}", new File(workDir, s"read-$q"), settings, files,
-      new SnapshotUploader(files))
+    // A repartition reads and writes format v1 stores (RepartitionPlan refuses a checkpoint with ids).
+    val local = new LocalStore(s"repartition of ${files.storeDir}", new File(workDir, s"read-$q"), settings,
+      CheckpointFormat.ByVersion, files, new SnapshotUploader(files))
     try {
-      local.load(plan.readVersion, loadEmpty = false)
+      local.load(VersionFile(plan.readVersion, None), loadEmpty = false)
       if (local.legacyRows > 0) throw RepartitionErrors.storeStillUpgrading(files.storeDir.toString, local.legacyRows)
       val partitioner = store.partitioner(plan.toPartitions)
       val it = local.db.newIterator()
@@ -104,7 +105,8 @@ final class StoreRepartitioner(plan: RepartitionPlan, operatorId: Long, store: S
         batch.flushTo()
       } finally { batch.close(); in.close() }
       db.checkpointTo(checkpointDir)
-      new CheckpointFiles(storeDir(p), hadoopConf).writeSnapshot(plan.writeVersion, None, numRows, ttl, checkpointDir,
+      new CheckpointFiles(storeDir(p), hadoopConf).writeSnapshot(VersionFile(plan.writeVersion, None), numRows, ttl,
+        checkpointDir,
         Map.empty)
     } finally {
       db.close()

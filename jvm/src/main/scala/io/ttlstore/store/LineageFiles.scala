@@ -26,7 +26,7 @@ final class LineageFiles(files: CheckpointFiles) {
         throw TtlStoreErrors.checkpointFormatMismatch(dir, version)
       } else {
         throw TtlStoreErrors.versionNotFound(dir, version, listing.latest,
-          Some(files.changelogPath(version, id).toString))
+          Some(files.changelogPath(VersionFile(version, id)).toString))
       }
     Lineage.fromBase(recorded, target, i => listing.hasSnapshot(i.version, Some(i.id)))
       .fold(why => throw broken(target, why), identity)

@@ -1,6 +1,6 @@
 package io.ttlstore.store
 
-import io.ttlstore.checkpoint.{AdoptionRecord, ChangelogWriter, TtlRecord}
+import io.ttlstore.checkpoint.{AdoptionRecord, ChangelogWriter, TtlRecord, VersionFile}
 import io.ttlstore.ttl.TimestampHistogram
 
 /**
@@ -27,7 +27,7 @@ private[store] trait LocalCopyView {
   def expiredUncounted(dropped: Long, storedRows: Long, share: Double): Boolean
   def takeFilterRemoved(): Long
 
-  def newChangelog(version: Long, id: Option[String], codec: String): ChangelogWriter
+  def newChangelog(file: VersionFile, codec: String): ChangelogWriter
   def committed(version: Long, numRows: Long, ttl: TtlRecord, sweepFrom: Option[Array[Byte]],
       upgradeFrom: Option[Array[Byte]]): Unit
   def invalidate(): Unit

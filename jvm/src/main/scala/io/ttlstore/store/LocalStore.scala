@@ -12,23 +12,23 @@ import io.ttlstore
   .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
-import io.ttlstore.legacy.LegacySource
 import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
 
 /**
  * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
  *
- * Loading version v restores the newest snapshot at or below v (or starts empty) and replays the
- * changelogs after it; when the local copy already holds a committed version between that snapshot
- * and v, only the missing changelogs are replayed. After an abort the copy is no longer trusted and
- * the next load restores it from the checkpoint.
- *
- * Under checkpoint format v2 a version is loaded by its checkpoint id ([[VersionLoads]]).
+ * [[VersionLoads]] plans each load from the checkpoint's files (a base, the changelogs after it);
+ * [[load]] carries the plan out, in one place: it restores the base (repairing around a snapshot that
+ * fails to load), replays the changelogs, and records what the copy now holds. After an abort the
+ * copy is no longer trusted and the next load restores it. The checkpoint format (by version, or by
+ * checkpoint id) is the store's for its life.
  */
 final class LocalStore(
     storeName: String,
     workDir: File,
     settings: TtlStoreSettings,
+    /** How versions are named and loaded: by version (format v1) or by checkpoint id (format v2). */
+    val format: CheckpointFormat,
     files: CheckpointFiles,
     snapshots: SnapshotUploader,
     /** The native TTL filter for each DB this store opens; None: the JVM sweep removes expired rows. */
@@ -38,14 +38,14 @@ final class LocalStore(
     /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
     legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
-    stateCodec: String = "lz4") extends AutoCloseable with LoadTarget with LocalCopyView with Logging {
+    stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
   private val dbDir = new File(workDir, "db")
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
 
-  /** The committed version the local DB holds; -1 when it holds nothing trustworthy. */
-  private var loadedVersion: Long = -1L
+  /** The committed version the local DB holds, with its checkpoint id and lineage under format v2. */
+  private val held = new HeldVersion
   private val state = new CommittedState
 
   /** The newest version for which a snapshot exists or is queued for upload. */
@@ -68,13 +68,14 @@ final class LocalStore(
 
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
 
-  /** Checkpoint format v2: the held version's id and lineage, and the id the next commit writes under. */
-  private val ids = new CheckpointIds
-  private val loads = new VersionLoads(files, adoptions, ids, this, settings.snapshotRepair)
+  private val loads = new VersionLoads(files, adoptions, format, settings.snapshotRepair)
+
+  /** How many loads were repaired around a snapshot that failed to load, since the previous call. */
+  private var repaired = 0
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
-  def version: Long = loadedVersion
+  def version: Long = held.version
   def numRows: Long = state.rows
   def timestamps: TimestampHistogram = state.timestamps
   def streamTime: Long = state.streamTime
@@ -88,16 +89,16 @@ final class LocalStore(
    * The changelog of `version`, written atomically into the checkpoint when committed; under
    * checkpoint format v2 named by and recording checkpoint id `id`, with the held version's lineage.
    */
-  def newChangelog(version: Long, id: Option[String], codec: String): ChangelogWriter = {
-    val lineage = if (id.isEmpty) Nil else ids.lineageToRecord(snapshots.newestUploaded)
-    new ChangelogWriter(files.createAtomic(files.changelogPath(version, id)), codec, id, lineage)
+  def newChangelog(file: VersionFile, codec: String): ChangelogWriter = {
+    val lineage = if (file.id.isEmpty) Nil else held.lineageToRecord(snapshots.newestUploaded)
+    new ChangelogWriter(files.createAtomic(files.changelogPath(file)), codec, file.id, lineage)
   }
 
   /** The checkpoint id of the loaded version (format v2; None in format v1 and at version 0). */
-  def loadedCheckpointId: Option[String] = ids.loaded
+  def loadedCheckpointId: Option[String] = held.loaded
 
   /** The checkpoint id the version opened on the loaded one commits under (format v2; else None). */
-  def sessionCheckpointId: Option[String] = ids.session
+  def sessionCheckpointId: Option[String] = held.session
 
   /** With the native filter: rows uncounted as expired that are probably still on disk (an estimate). */
   def expiredOnDisk: Long = upkeep.expiredOnDisk
@@ -132,43 +133,58 @@ final class LocalStore(
    * serves a first attempt.
    */
   def earlierAttemptNow(version: Long): Option[Long] =
-    if (version != loadedVersion) None
-    else {
-      loads.earlierAttempts(version).flatMap(f => files.recordedTtl(f.version, f.id).flatMap(_.nowMs))
-        .find(_ => true)
+    held.file.filter(_.version == version).flatMap { h =>
+      loads.builtOn(held.nextVersionFiles, h).flatMap(f => files.recordedTtl(f).flatMap(_.nowMs)).find(_ => true)
     }
 
   /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
   def recorded: Option[TtlRecord] = state.recorded
 
   /**
-   * Makes the local DB hold committed version `version`; returns the changelogs replayed. Under format
-   * v2 (`withIds`) the version is the one committed under `checkpointId` (None only for version 0).
+   * Makes the local DB hold committed version `target` (by checkpoint id, the version committed under
+   * its id; version 0 has none), or with `loadEmpty` the empty state as that version; returns the
+   * changelogs replayed.
    */
-  def load(version: Long, loadEmpty: Boolean, checkpointId: Option[String] = None, withIds: Boolean = false): Int =
-    InjectedLeak.after(settings, workDir, () => handle)(loads.load(version, loadEmpty, checkpointId, withIds))
+  def load(target: VersionFile, loadEmpty: Boolean): Int = InjectedLeak.after(settings, workDir, () => handle) {
+    loads.load(target, loadEmpty, () => held.file.filter(_ => handle != null))(run)
+  }
 
   /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
-  def takeSnapshotsRepaired(): Int = loads.takeRepaired()
+  def takeSnapshotsRepaired(): Int = { val n = repaired; repaired = 0; n }
 
   /**
-   * Makes the local DB hold committed version `endVersion` built from the snapshot of
-   * `snapshotVersion` and the changelogs after it, whatever else exists (Spark's state reader with
-   * `snapshotStartBatchId`); returns the changelogs replayed.
+   * Makes the local DB hold committed version `end` built from `snapshot` and the changelogs after it,
+   * whatever else exists (Spark's state reader with `snapshotStartBatchId`); returns the changelogs replayed.
    */
-  def loadFromSnapshot(snapshotVersion: Long, endVersion: Long, snapshotId: Option[String] = None,
-      endId: Option[String] = None): Int = loads.fromSnapshot(snapshotVersion, endVersion, snapshotId, endId)
+  def loadFromSnapshot(snapshot: VersionFile, end: VersionFile): Int = run(loads.fromSnapshot(snapshot, end))
 
-  /**
-   * Replays the changelogs after `from` (held by the DB) up to `version`, each the one committed under
-   * the checkpoint id `idOf` gives; returns how many.
-   */
-  override def replayUpTo(from: Long, version: Long, idOf: Long => Option[String]): Int = {
-    loadedVersion = -1L
-    (from + 1 to version).foreach(v => replay(v, idOf(v)))
-    if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
-    loadedVersion = version
-    (version - from).toInt
+  /** Carries out a load's plan: restores its base, replays its changelogs, records what the copy holds. */
+  private def run(plan: LoadPlan): Int = plan match {
+    case LoadPlan.Reuse =>
+      held.reopened()
+      0
+    case p: LoadPlan.Build =>
+      knownKeys.clear()
+      val path = p.route.snapshot.fold("")(files.snapshotPath(_).toString)
+      val restored = BaseRestore.run(p, settings.snapshotRepair, path)(route => restoreBase(route.base))
+      if (restored.repaired) repaired += 1
+      val route = restored.route
+      held.forget()
+      route.changelogs.foreach(replay)
+      if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
+      held.built(p.version, route.lineage, p.nextVersion)
+      route.changelogs.size
+  }
+
+  private def restoreBase(base: LoadBase): Unit = base match {
+    case LoadBase.Held(_) => ()
+    case LoadBase.Empty(version) =>
+      restore(None)
+      lastSnapshotVersion = version
+    case LoadBase.Snapshot(file) => restore(Some(file))
+    case LoadBase.Adopted(record, source) =>
+      restore(None)
+      state.adopted(adoptions.adopt(record, source, handle))
   }
 
   /**
@@ -179,9 +195,7 @@ final class LocalStore(
       upgradeFrom: Option[Array[Byte]]): Unit = {
     sweepCursor = sweepFrom
     upgradeCursor = upgradeFrom
-    loadedVersion = version
-    loads.committed()
-    ids.committed(version)
+    held.committed(version)
     state.committed(numRows, ttl)
     knownKeys.clear()
   }
@@ -200,10 +214,7 @@ final class LocalStore(
     }
 
   /** Forgets the loaded version: the DB has changes that were not committed. */
-  def invalidate(): Unit = {
-    loadedVersion = -1L
-    ids.clear()
-  }
+  def invalidate(): Unit = held.forget()
 
   def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
 
@@ -221,7 +232,7 @@ final class LocalStore(
     checkpointsDir.mkdirs()
     val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
     handle.checkpointTo(dir)
-    snapshots.offer(version, ids.loaded, state.rows, state.recorded, dir)
+    snapshots.offer(VersionFile(version, held.loaded), state.rows, state.recorded, dir)
     lastSnapshotVersion = version
   }
 
@@ -241,7 +252,7 @@ final class LocalStore(
 
   override def close(): Unit = {
     closeDb()
-    loadedVersion = -1L
+    held.forget()
     LocalWorkDirs.release(workDir)
   }
 
@@ -250,46 +261,32 @@ final class LocalStore(
     handle = null
   }
 
-  override def isOpen: Boolean = handle != null
-
-  override def forgetKnownKeys(): Unit = knownKeys.clear()
-
-  override def adopt(record: AdoptionRecord, source: LegacySource): Unit =
-    state.adopted(adoptions.adopt(record, source, handle))
-
-  override def emptyAt(version: Long): Unit = {
-    loadedVersion = version
-    lastSnapshotVersion = version
-  }
-
-  override def restore(snapshot: Option[VersionFile]): Unit = {
+  /** Opens a fresh DB from `snapshot` (None: empty); the copy then holds nothing trustworthy. */
+  private def restore(snapshot: Option[VersionFile]): Unit = {
     closeDb()
-    loadedVersion = -1L
-    ids.clear()
+    held.forget()
     FileUtils.deleteQuietly(dbDir)
     dbDir.mkdirs()
-    val snapshotVersion = snapshot.map(_.version)
     val manifest = snapshot.map(f =>
       LocalDiskFull.named(storeName, dbDir,
-        s"download the snapshot of version ${f.version}")(files.downloadSnapshot(f.version, dbDir, f.id)))
+        s"download the snapshot of version ${f.version}")(files.downloadSnapshot(f, dbDir)))
     handle =
       try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
       catch {
-        case e: TtlStoreException if snapshotVersion.isDefined && RocksDbHandle.isCorruption(e) =>
-          val v = snapshotVersion.get
-          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(v, snapshot.get.id).toString, v,
+        case e: TtlStoreException if snapshot.isDefined && RocksDbHandle.isCorruption(e) =>
+          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(snapshot.get).toString, snapshot.get.version,
             s"its files do not open as a RocksDB instance: ${e.getCause.getMessage}")
       }
     upkeep.reset()
     state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
     sweepCursor = None
     upgradeCursor = None
-    lastSnapshotVersion = snapshotVersion.getOrElse(0L)
+    lastSnapshotVersion = snapshot.fold(0L)(_.version)
     snapshots.reset(manifest)
   }
 
-  private def replay(version: Long, id: Option[String]): Unit = {
-    val reader = files.openChangelog(version, id)
+  private def replay(changelog: VersionFile): Unit = {
+    val reader = files.openChangelog(changelog)
     try {
       Replay.changelog(reader, handle, state.legacyRows > 0)
       state.replayed(reader.rowsAfter, reader.ttl)

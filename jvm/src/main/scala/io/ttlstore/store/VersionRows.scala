@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.{StateStoreIterator, UnsafeRowPair}
 import org.apache.spark.unsafe.Platform
 
-import io.ttlstore.checkpoint.TtlRecord
+import io.ttlstore.checkpoint.{TtlRecord, VersionFile}
 import io.ttlstore.ttl.{EventTimeColumn, LegacyRowTimestamp, TtlRules}
 
 /**
@@ -33,7 +33,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
   private val access = RowAccess.open(local.db, local.legacyRows, legacyStamp)
   private val counter = new RowCounter(local.numRows, local.timestamps, local.countedFrom)
   private val writer = new VersionWriter(local.db, access, counter, local.knownKeys,
-    () => local.newChangelog(settings.version + 1, settings.checkpointId, settings.changelogCodec))
+    () => local.newChangelog(VersionFile(settings.version + 1, settings.checkpointId), settings.changelogCodec))
 
   /** Event time: the largest event time seen so far, committed as the next version's "now". */
   private var streamTime = local.streamTime

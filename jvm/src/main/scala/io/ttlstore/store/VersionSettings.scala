@@ -32,14 +32,14 @@ final case class VersionSettings(
     commitValidation: Option[Configuration],
     /** The load that made the local copy hold this version (reported in the metrics). */
     lastLoad: LoadFigures,
+    /** Checkpoint format v2: the checkpoint id of the version opened (None at version 0, and in format v1). */
+    loadedCheckpointId: Option[String],
+    /** Checkpoint format v2: the checkpoint id the commit writes `version + 1` under; None in format v1. */
+    checkpointId: Option[String],
     /** A `ttlstore_state` read to tell each scanned row's timestamp (see [[RowTimes]]). */
     rowTimes: Option[RowTimes] = None,
     /** Event time: `now` is the batch's watermark (recorded with the version for readers). */
-    judgedByWatermark: Boolean = false,
-    /** Checkpoint format v2: the checkpoint id of the version opened (None at version 0). */
-    loadedCheckpointId: Option[String] = None,
-    /** Checkpoint format v2: the checkpoint id the commit writes `version + 1` under; None in format v1. */
-    checkpointId: Option[String] = None) {
+    judgedByWatermark: Boolean = false) {
 
   override def toString: String = s"TtlStore[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
 }
