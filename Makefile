@@ -108,6 +108,13 @@ venv: $(VENV)/.installed
 	rm -rf .build/spark-$*/download
 	touch $@
 
+# The development line's are those of the pyspark .venv runs (the demo needs no second download of it).
+.build/spark-$(DEV_LINE)/jars/.fetched: $(VENV)/.demo
+	rm -rf .build/spark-$(DEV_LINE)/jars
+	mkdir -p .build/spark-$(DEV_LINE)/jars
+	cp $(VENV)/lib/python3*/site-packages/pyspark/jars/*.jar .build/spark-$(DEV_LINE)/jars/
+	touch $@
+
 spark-jars: $(foreach l,$(SPARK_LINES),.build/spark-$(l)/jars/.fetched)
 
 # An environment per other line, for its tests: its latest pyspark with ttlstore and the test tools

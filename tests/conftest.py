@@ -251,7 +251,7 @@ def hdfs_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[s
     """The crash loop's four queries on Spark's HDFS provider, without faults: what every crash loop
     (local disk, HDFS, S3) must compute. Run once per session."""
     from chaos import crash_loop
-    from test_crash_loop import run_without_faults
+    from crash_scenario import run_without_faults
 
     work = tmp_path_factory.mktemp("reference")
     results = run_without_faults(work, crash_loop.VARIANTS["TTL off"])

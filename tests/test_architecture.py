@@ -154,6 +154,38 @@ def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
                     "CheckpointInspector.scala", "InspectMain.scala", "RepartitionMain.scala", "MigrateMain.scala"}
 
 
+def test_the_architecture_pages_adapter_table_names_every_adapter_and_the_directories_it_lives_in():
+    rows = re.findall(r"^\| `((?:io\.ttlstore\.spark|state)\.\w+)`[^|]*\| ((?:`[^`]+`(?: · )?)+) \|",
+                      (ROOT / "docs" / "architecture.md").read_text(), re.M)
+    documented = {name.split(".")[-1]: sorted(re.findall(r"`([^`]+)`", dirs)) for name, dirs in rows}
+    actual: dict[str, list[str]] = defaultdict(list)
+    for path in (JVM / "spark").rglob("*.scala"):
+        actual[path.stem].append(path.relative_to(JVM / "spark").parts[0])
+    assert documented == {name: sorted(dirs) for name, dirs in actual.items()}
+
+
+def test_no_two_python_modules_import_each_other_even_through_others():
+    package = ROOT / "python" / "ttlstore"
+    modules = {p.stem: p for p in package.glob("*.py")}
+    graph: dict[Path, set[Path]] = defaultdict(set)
+    for path in modules.values():
+        for used in re.findall(r"^\s*(?:from ttlstore\.(\w+) import|from ttlstore import (\w+))", path.read_text(), re.M):
+            target = modules.get(used[0] or used[1])
+            if target is not None and target != path:
+                graph[path].add(target)
+    assert graph, "the package's modules import each other somewhere"
+    assert [[p.name for p in c] for c in _cycles(graph)] == []
+
+
+def test_no_test_module_imports_another_test_module():
+    """Shared scenarios and streams live in helper modules (tests/operator_scenarios.py, ...)."""
+    tests = ROOT / "tests"
+    modules = {p.stem for p in tests.glob("test_*.py")}
+    imports = {p.name: used for p in [*tests.glob("test_*.py"), tests / "conftest.py"]
+               if (used := sorted(set(re.findall(r"^\s*(?:from|import) (test_\w+)", p.read_text(), re.M)) & modules))}
+    assert imports == {}
+
+
 def test_the_checker_finds_a_cycle_when_there_is_one():
     a, b, c = Path("a"), Path("b"), Path("c")
     assert _cycles({a: {b}, b: {c}, c: {a}}) == [[a, b, c]]

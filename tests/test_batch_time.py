@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, rows
+from ttl_rounds import CLOCK_KEY, EVENTS, MINUTE, T0, rows
 
 import ttlstore
 

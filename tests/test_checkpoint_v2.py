@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
+from operator_scenarios import EVENTS as OPERATOR_EVENTS
 from pyspark.sql import Row, SparkSession
 from pyspark.sql.utils import StreamingQueryException
-from test_operators_differential import EVENTS as OPERATOR_EVENTS
-from test_read_state import KEEP_EXPIRED, at, by_key
-from test_state_reader import JOIN, READ_SCENARIOS, SCENARIOS, read
-from test_ttl import EVENTS, clock_at, rows
+from state_scenarios import JOIN, KEEP_EXPIRED, READ_SCENARIOS, SCENARIOS, at, by_key, read
+from ttl_rounds import EVENTS, clock_at, rows
 
 import ttlstore
 

@@ -6,29 +6,11 @@ import shutil
 from pathlib import Path
 
 from chaos import crash_loop
+from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference, run_without_faults
 
-SEED = 20261123
 # One kill at a random moment (make test on 4.3, make test-matrix on the other lines, where the restarts of
 # each line's core load its stores as a restarted driver does); `make chaos` runs long loops.
 KILLS = 1
-FILES, ROWS, KEYS = 12, 40, 15
-
-
-def run_without_faults(work: Path, variant: crash_loop.Variant) -> dict[str, list[str]]:
-    crash_loop.write_input(work / "input", SEED, FILES, ROWS, KEYS)
-    crash_loop.run(work, variant.reference, variant.reference_confs, kills=0, seed=SEED, query_set=variant.query_set)
-    return crash_loop.results(work, variant.query_set)
-
-
-def assert_computes_the_reference(work: Path, variant: crash_loop.Variant, reference: dict[str, list[str]],
-                                  kills: dict) -> dict[str, list[str]]:
-    """Every query of the killed run emitted what the reference did (and the reference emitted something)."""
-    got = crash_loop.results(work, variant.query_set)
-    assert set(got) == set(reference)
-    for query in reference:
-        assert reference[query], f"{query} produced nothing: the comparison would prove nothing"
-        assert got[query] == reference[query], (query, kills)
-    return got
 
 
 def test_a_driver_killed_with_sigkill_while_rows_expire_and_restarted_computes_what_a_run_without_faults_does(

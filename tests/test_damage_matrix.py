@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from operator_scenarios import EVENTS, SCENARIOS
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
-from test_operators_differential import EVENTS, SCENARIOS
 
 import ttlstore
 

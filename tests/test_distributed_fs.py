@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from bench.ladder import kill_group
 from chaos import crash_loop
+from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
+from operator_scenarios import EVENTS
 from pyspark.sql import SparkSession
-from test_crash_loop import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
-from test_operators_differential import EVENTS
-from test_state_reader import SCENARIOS
+from state_scenarios import SCENARIOS
 
 import ttlstore
 from ttlstore.cli import main

@@ -11,11 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from operator_scenarios import EVENTS as OPERATOR_EVENTS
 from pyspark.sql import SparkSession
-from test_operators_differential import EVENTS as OPERATOR_EVENTS
-from test_read_state import dedup_with_ttl
-from test_state_reader import JOIN, READ_SCENARIOS, SCENARIOS, read
-from test_ttl import EVENTS, rows
+from state_scenarios import JOIN, READ_SCENARIOS, SCENARIOS, dedup_with_ttl, read
+from ttl_rounds import EVENTS, rows
 
 import ttlstore
 

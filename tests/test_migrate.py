@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
+from operator_scenarios import EVENTS as OPERATOR_EVENTS
 from pyspark.sql import SparkSession
-from test_operators_differential import EVENTS as OPERATOR_EVENTS
-from test_state_reader import SCENARIOS
-from test_ttl import EVENTS, rows
+from state_scenarios import SCENARIOS
+from ttl_rounds import EVENTS, rows
 
 import ttlstore
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
-from test_ttl import EVENTS, rows
+from ttl_rounds import EVENTS, rows
 
 import ttlstore
 from ttlstore._session import spark_options

@@ -24,8 +24,8 @@ from pathlib import Path
 import boto3
 import pytest
 from chaos import crash_loop
+from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 from moto.server import ThreadedMotoServer
-from test_crash_loop import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 
 from ttlstore.cli import main
 

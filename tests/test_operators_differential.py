@@ -10,162 +10,20 @@ against Spark's RocksDB provider. flatMapGroupsWithState has no Python API; the 
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from chispa import assert_df_equality
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
-from pyspark.sql.types import LongType, StringType, StructField, StructType
+from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows, run_scenario
+from pyspark.sql import SparkSession
 
 from conftest import (
     HAS_FORMAT_V2,
     HDFS_PROVIDER,
     ROCKSDB_PROVIDER,
     TTL_PROVIDER,
-    StreamRun,
     core_params,
-    run_rounds,
     running_line_at_least,
 )
-
-EVENTS = StructType(
-    [StructField("key", StringType()), StructField("v", LongType()), StructField("t", LongType())]
-)
-
-
-def events(seed: int, rounds: int, per_round: int, keys: int, start: int = 0, step: int = 4) -> list[list[dict]]:
-    """Rounds of events whose event time (seconds) moves forward `step` per round, with some disorder."""
-    rng = random.Random(seed)
-    return [
-        [
-            {"key": f"k{rng.randrange(keys)}", "v": rng.randrange(100), "t": start + r * step + rng.randrange(6)}
-            for _ in range(per_round)
-        ]
-        for r in range(rounds)
-    ]
-
-
-def with_ts(df: DataFrame) -> DataFrame:
-    return df.withColumn("ts", F.timestamp_seconds("t"))
-
-
-def running_count(key: tuple, frames: Iterator[pd.DataFrame], state: GroupState) -> Iterator[pd.DataFrame]:
-    """applyInPandasWithState: a running count per key; the state is dropped once it reaches 5."""
-    count = state.get[0] if state.exists else 0
-    for frame in frames:
-        count += len(frame)
-    if count >= 5:
-        state.remove()
-    else:
-        state.update((count,))
-    yield pd.DataFrame({"key": [key[0]], "count": [count]})
-
-
-def _join(left: DataFrame, right: DataFrame) -> DataFrame:
-    lhs = with_ts(left).select(F.col("key").alias("lkey"), F.col("v").alias("lv"), F.col("ts").alias("lts"))
-    rhs = with_ts(right).select(F.col("key").alias("rkey"), F.col("v").alias("rv"), F.col("ts").alias("rts"))
-    return lhs.withWatermark("lts", "5 seconds").join(
-        rhs.withWatermark("rts", "5 seconds"),
-        F.expr("lkey = rkey AND rts >= lts AND rts <= lts + interval 8 seconds"),
-        "leftOuter",
-    )
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    build: Callable[..., DataFrame]
-    output_mode: str
-    rounds: list
-    sources: int = 1
-
-
-SCENARIOS = [
-    Scenario(
-        "aggregation without watermark",
-        lambda s: s.groupBy("key").agg(F.count("*").alias("n"), F.sum("v").alias("total")),
-        "update",
-        events(1, 5, 60, 25),
-    ),
-    Scenario(
-        "windowed aggregation evicted by watermark",
-        lambda s: with_ts(s).withWatermark("ts", "5 seconds").groupBy(F.window("ts", "4 seconds"), "key").count(),
-        "append",
-        events(2, 6, 50, 6),
-    ),
-    Scenario("dropDuplicates", lambda s: s.dropDuplicates(["key"]), "append", events(3, 5, 40, 80)),
-    Scenario(
-        "dropDuplicatesWithinWatermark",
-        lambda s: with_ts(s).withWatermark("ts", "5 seconds").dropDuplicatesWithinWatermark(["key"]),
-        "append",
-        events(4, 6, 40, 30),
-    ),
-    Scenario(
-        "applyInPandasWithState",
-        lambda s: s.groupBy("key").applyInPandasWithState(
-            running_count, "key string, count long", "count long", "update", GroupStateTimeout.NoTimeout
-        ),
-        "update",
-        events(5, 5, 30, 12),
-    ),
-    Scenario(
-        "session windows",
-        lambda s: with_ts(s)
-        .withWatermark("ts", "5 seconds")
-        .groupBy(F.session_window("ts", "3 seconds"), "key")
-        .agg(F.count("*").alias("n")),
-        "append",
-        events(6, 6, 25, 5, step=5),
-    ),
-    Scenario(
-        "stream-stream left outer join",
-        _join,
-        "append",
-        [tuple(pair) for pair in zip(events(7, 5, 20, 10), events(8, 5, 20, 10), strict=False)],
-        sources=2,
-    ),
-    Scenario("streaming global limit", lambda s: s.limit(17), "append", events(9, 4, 6, 10)),
-]
-
-
-FORMAT_V2 = {
-    "spark.sql.streaming.stateStore.checkpointFormatVersion": "2",
-    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
-}
-
-
-def _run(
-    spark: SparkSession, provider: str, workdir: Path, scenario: Scenario, conf: dict[str, str] | None = None
-) -> StreamRun:
-    return run_rounds(
-        spark,
-        provider,
-        workdir,
-        EVENTS,
-        scenario.build,
-        scenario.rounds,
-        scenario.output_mode,
-        scenario.sources,
-        extra_conf=conf,
-    )
-
-
-def _assert_same_rows(spark: SparkSession, reference: StreamRun, ours: StreamRun, scenario: Scenario) -> None:
-    assert sum(len(rows) for rows in reference.outputs) > 0, "the scenario must emit something"
-    assert len(ours.outputs) == len(reference.outputs) == len(scenario.rounds)
-    for expected, actual in zip(reference.outputs, ours.outputs, strict=False):
-        assert_df_equality(
-            spark.createDataFrame(expected, reference.schema),
-            spark.createDataFrame(actual, reference.schema),
-            ignore_row_order=True,
-        )
-
 
 #: The scenarios Spark's RocksDB provider runs in format v2 on the line under test: Spark 4.0 fails
 #: a streaming global limit in format v2, whichever the provider (test_checkpoint_v2.py asserts it).
@@ -178,10 +36,10 @@ V2_SCENARIOS = [s for s in SCENARIOS if s.name != "streaming global limit" or ru
 def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksdb_provider(
     spark: SparkSession, tmp_path: Path, scenario: Scenario
 ):
-    reference = _run(spark, ROCKSDB_PROVIDER, tmp_path / "rocksdb", scenario, FORMAT_V2)
-    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, FORMAT_V2)
+    reference = run_scenario(spark, ROCKSDB_PROVIDER, tmp_path / "rocksdb", scenario, FORMAT_V2)
+    ours = run_scenario(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, FORMAT_V2)
 
-    _assert_same_rows(spark, reference, ours, scenario)
+    assert_same_rows(spark, reference, ours, scenario)
     # Every version ttlstore committed carries the checkpoint id Spark's commit log names.
     changelogs = list((ours.checkpoint / "state").rglob("ttlstore/*.changelog"))
     assert changelogs and all("_" in c.name for c in changelogs)
@@ -200,10 +58,10 @@ LINE_CORE = ["aggregation without watermark", "session windows", "applyInPandasW
 
 @pytest.mark.parametrize("scenario", core_params({s.name: s for s in SCENARIOS}, LINE_CORE))
 def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
-    reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
-    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)
+    reference = run_scenario(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
+    ours = run_scenario(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)
 
-    _assert_same_rows(spark, reference, ours, scenario)
+    assert_same_rows(spark, reference, ours, scenario)
 
     # The rows really went through ttlstore: its files exist and it reported its metrics.
     assert list((ours.checkpoint / "state").rglob("ttlstore/*.changelog"))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import SparkSession
-from test_state_reader import JOIN, READ_SCENARIOS, checkpoints, read
-from test_ttl import CLOCK_KEY, EVENTS, MINUTE, T0, clock_at, rows
+from state_scenarios import JOIN, READ_SCENARIOS, at, by_key, checkpoints, dedup_with_ttl, read
+from ttl_rounds import CLOCK_KEY, EVENTS, MINUTE, T0, rows
 
 import ttlstore
 
@@ -21,30 +21,6 @@ pytestmark = pytest.mark.skipif(not HAS_STATE_READER, reason=NOT_IN_SPARK_3_5)
 
 P = ttlstore.settings.PREFIX
 TIME_COLUMNS = ["written_at", "expires_at", "expired"]
-# Expired rows stay stored until something removes them: no sweep, no native filter.
-KEEP_EXPIRED = {
-    ttlstore.settings.OPTIONS["sweep_rows_per_commit"][0]: "0",
-    ttlstore.settings.OPTIONS["native_filter"][0]: "false",
-}
-
-
-def at(minutes: float) -> datetime:
-    """The session-local wall-clock time of T0 + minutes, as Spark returns timestamps."""
-    return datetime.fromtimestamp((T0 + minutes * MINUTE) / 1000)
-
-
-def dedup_with_ttl(spark: SparkSession, tmp_path: Path, ttl: timedelta | None):
-    conf = dict(KEEP_EXPIRED)
-    if ttl is not None:
-        conf.update(ttlstore.StateTtlConfig(ttl).to_spark_conf())
-    return run_rounds(
-        spark, TTL_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]),
-        [rows("a"), rows("b"), rows("c")], "append", extra_conf=conf, round_conf=clock_at([0, 5, 12]),
-    )
-
-
-def by_key(df) -> dict[str, tuple]:
-    return {r.key.key: (r.written_at, r.expires_at, r.expired) for r in df.collect()}
 
 
 @pytest.mark.every_line

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
+from operator_scenarios import EVENTS
 from pyspark.sql import SparkSession
 from pyspark.sql.utils import StreamingQueryException
-from test_operators_differential import EVENTS
-from test_state_reader import SCENARIOS
+from state_scenarios import SCENARIOS
 
 import ttlstore
 

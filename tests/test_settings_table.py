@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import hooks
 from pyspark.sql import SparkSession
 
 import ttlstore
 from ttlstore import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, settings
 from ttlstore._session import spark_options
+
+from conftest import ROOT
 
 
 def jvm_list(seq: Any) -> list[Any]:
@@ -23,6 +26,13 @@ def jvm_names(seq: Any) -> list[str]:
 def test_the_python_options_name_exactly_the_jvm_keys_and_defaults(spark: SparkSession):
     table = jvm_list(spark._jvm.io.ttlstore.config.TtlStoreConfig.all())  # type: ignore[union-attr]
     assert {key: default for key, default, _type in settings.OPTIONS.values()} == {k.key(): k.defaultText() for k in table}
+
+
+def test_the_test_hooks_are_the_jvms_and_no_option_of_the_users(spark: SparkSession):
+    jvm_hooks = {k.key() for k in jvm_list(spark._jvm.io.ttlstore.config.TestHooks.all())}  # type: ignore[union-attr]
+    assert {hooks.CLOCK_MS, hooks.NATIVE_FILTER_RESOURCE, hooks.LEAK} == jvm_hooks
+    assert not jvm_hooks & {key for key, _default, _type in settings.OPTIONS.values()}
+    assert not any(key in (ROOT / "docs" / "configuration.md").read_text() for key in jvm_hooks)
 
 
 def test_the_python_enums_hold_exactly_the_names_the_jvm_accepts(spark: SparkSession):

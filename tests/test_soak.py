@@ -3,7 +3,7 @@ the test injects, and find none without it.
 
 tests/chaos/soak.py runs a TTL'd deduplication and an aggregation on Spark's rate source (new keys in,
 expired keys out, the live set constant) and samples the executor JVM. Here it runs twice: for 70
-batches as shipped, and for 40 with ``testing.leak=store`` (every load opens a RocksDB instance and never
+batches as shipped, and for 40 with the test hook ``leak=store`` (every load opens a RocksDB instance and never
 closes it, as an unclosed store leaks). The run as shipped keeps its open files and threads within the
 soak's bands over its second half; the leaking run's open files drift far past theirs. Memory is not
 judged in so short a run (the heap and the block cache are still warming up); ``make soak`` runs
@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hooks
 import pytest
 from cluster.executors import spark_home
 
@@ -58,7 +59,7 @@ def test_a_bounded_soak_of_ttlstore_as_shipped_keeps_its_open_files_and_threads_
 
 def test_a_bounded_soak_finds_a_store_that_is_never_closed(tmp_path: Path, shipped: dict):
     # Shorter: every load leaks an instance (a few open files each), so the drift is plain within 40 batches.
-    leaking = soak(tmp_path, "spark.sql.streaming.stateStore.ttlstore.testing.leak=store", batches=40)
+    leaking = soak(tmp_path, f"{hooks.LEAK}=store", batches=40)
     fds = judged(leaking, "open_fds")
     assert not all(v["within"] for v in fds), fds
     assert max(v["drift"] for v in fds) > 5 * max(abs(v["drift"]) for v in judged(shipped, "open_fds")), fds

@@ -16,8 +16,8 @@ import pyspark
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql.utils import StreamingQueryException
-from test_read_state import dedup_with_ttl
-from test_ttl import EVENTS, rows
+from state_scenarios import dedup_with_ttl
+from ttl_rounds import EVENTS, rows
 
 import ttlstore
 from ttlstore import _lines
@@ -53,10 +53,12 @@ def test_the_python_package_bundles_the_jars_of_the_lines_the_build_makes():
 def test_the_installed_pyspark_picks_its_line_and_an_unknown_line_is_refused_by_name(monkeypatch):
     assert ttlstore.jar_path().endswith(f"ttlstore-spark-{INSTALLED}_{RUNNING_SCALA}-{ttlstore.__version__}.jar")
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("3.4.1", "2.12"))
-    with pytest.raises(ttlstore.UnsupportedSparkError,
+    with pytest.raises(ttlstore.TtlStoreError,
                        match=r"built for Spark 3\.5 with Scala 2\.12, 3\.5 with Scala 2\.13, 4\.0 with Scala 2\.13, .*"
-                             r"installed pyspark is 3\.4\.1"):
+                             r"installed pyspark is 3\.4\.1") as refused:
         ttlstore.jar_path()
+    assert isinstance(refused.value, ttlstore.UnsupportedSparkError)
+    assert refused.value.getCondition() == "SPARK_LINE_MISMATCH" and refused.value.getSqlState() == "0A000"
     monkeypatch.setattr(_lines, "installed_spark", lambda: ("4.3.0", "2.12"))
     with pytest.raises(ttlstore.UnsupportedSparkError, match=r"installed pyspark is 4\.3\.0 with Scala 2\.12"):
         ttlstore.jar_path()

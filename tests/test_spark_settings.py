@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
+from operator_scenarios import SCENARIOS, Scenario, assert_same_rows, run_scenario
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
-from test_operators_differential import SCENARIOS, Scenario, _assert_same_rows, _run
-from test_ttl import EVENTS, rows
+from ttl_rounds import EVENTS, rows
 
 from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, running_line_at_least
 
@@ -66,10 +66,10 @@ CHOSEN = [s for s in SCENARIOS if s.name in ("aggregation without watermark", "s
 def test_with_every_spark_state_setting_away_from_its_default_ttlstore_emits_what_spark_s_provider_does(
     spark: SparkSession, tmp_path: Path, scenario: Scenario
 ):
-    reference = _run(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario, AWAY_FROM_DEFAULTS)
-    ours = _run(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, AWAY_FROM_DEFAULTS)
+    reference = run_scenario(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario, AWAY_FROM_DEFAULTS)
+    ours = run_scenario(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, AWAY_FROM_DEFAULTS)
 
-    _assert_same_rows(spark, reference, ours, scenario)
+    assert_same_rows(spark, reference, ours, scenario)
     assert list((ours.checkpoint / "state").rglob("ttlstore/*.changelog")), "the rows went through ttlstore"
 
 
@@ -97,4 +97,4 @@ def test_spark_s_state_schema_check_fails_a_changed_query_on_ttlstore_as_on_spar
 def test_spark_refuses_the_avro_encoding_for_classic_operators_whichever_the_provider(spark: SparkSession, tmp_path: Path):
     for provider in (HDFS_PROVIDER, TTL_PROVIDER):
         with pytest.raises(Exception, match="encoding format as avro is not supported for operator=aggregation"):
-            _run(spark, provider, tmp_path / provider.rsplit(".", 1)[1], CHOSEN[0], {P + "encodingFormat": "avro"})
+            run_scenario(spark, provider, tmp_path / provider.rsplit(".", 1)[1], CHOSEN[0], {P + "encodingFormat": "avro"})

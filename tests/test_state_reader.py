@@ -10,39 +10,17 @@ from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
-from pyspark.sql import DataFrame, SparkSession
-from test_operators_differential import EVENTS as OPERATOR_EVENTS
-from test_operators_differential import SCENARIOS as OPERATOR_SCENARIOS
-from test_ttl import EVENTS, clock_at, rows
+from pyspark.sql import SparkSession
+from state_scenarios import JOIN, READ_SCENARIOS, SCENARIOS, checkpoints, read
+from ttl_rounds import EVENTS, clock_at, rows
 
 import ttlstore
 
-from conftest import HAS_STATE_READER, HDFS_PROVIDER, NOT_IN_SPARK_3_5, TTL_PROVIDER, core_params, run_rounds
+from conftest import HAS_STATE_READER, NOT_IN_SPARK_3_5, TTL_PROVIDER, core_params, run_rounds
 
 pytestmark = pytest.mark.skipif(not HAS_STATE_READER, reason=NOT_IN_SPARK_3_5)
 
 P = ttlstore.settings.PREFIX
-
-SCENARIOS = {s.name: s for s in OPERATOR_SCENARIOS}
-READ_SCENARIOS = ["aggregation without watermark", "dropDuplicates", "applyInPandasWithState", "session windows",
-                  "stream-stream left outer join"]
-JOIN = "stream-stream left outer join"
-
-
-def checkpoints(spark: SparkSession, tmp_path: Path, name: str) -> dict[str, Path]:
-    scenario = SCENARIOS[name]
-    return {
-        label: run_rounds(spark, provider, tmp_path / label, OPERATOR_EVENTS, scenario.build, scenario.rounds,
-                          scenario.output_mode, scenario.sources).checkpoint
-        for label, provider in (("hdfs", HDFS_PROVIDER), ("ttlstore", TTL_PROVIDER))
-    }
-
-
-def read(spark: SparkSession, checkpoint: Path, **options: object) -> DataFrame:
-    reader = spark.read.format("statestore")
-    for key, value in options.items():
-        reader = reader.option(key, str(value))
-    return reader.load(str(checkpoint))
 
 
 @pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["session windows"]))

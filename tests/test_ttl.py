@@ -1,6 +1,6 @@
 """State TTL end to end: each operator forgets what was not written within the TTL.
 
-Time is the provider's test clock (``testing_clock_ms``), set before each round; every round is
+Time is the provider's test clock (``hooks.CLOCK_MS``), set before each round; every round is
 one micro-batch and the query restarts between rounds, so each step also reloads the state.
 """
 
@@ -18,31 +18,18 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StringType, StructField, StructType
+from ttl_rounds import EVENTS, clock_at, rows
 
 import ttlstore
 from ttlstore._session import spark_options
 
 from conftest import TTL_PROVIDER, run_rounds
 
-EVENTS = StructType([StructField("key", StringType()), StructField("t", LongType())])
-T0 = 1_763_800_000_000  # epoch ms: the rounds' clock starts here
-MINUTE = 60_000
-CLOCK_KEY = ttlstore.settings.OPTIONS["testing_clock_ms"][0]
-
 pytestmark = pytest.mark.every_line
 
 
 def ttl_conf(config: ttlstore.StateTtlConfig, operator_id: int | None = None) -> dict[str, str]:
     return config.to_spark_conf(operator_id=operator_id)
-
-
-def clock_at(minutes: list[float]):
-    """Round i runs at T0 + minutes[i]."""
-    return lambda i: {CLOCK_KEY: str(int(T0 + minutes[i] * MINUTE))}
-
-
-def rows(*keys: str, t: int = 0) -> list[dict]:
-    return [{"key": k, "t": t} for k in keys]
 
 
 def emitted(spark: SparkSession, out: list[Row], schema: StructType) -> DataFrame:

@@ -27,10 +27,11 @@ from __future__ import annotations
 from ttlstore import errors, settings
 from ttlstore._connect import connect_server_command
 from ttlstore._inspect import InspectError, inspect_checkpoint, inspect_checkpoint_offline
+from ttlstore._jars import MAVEN_COORDINATES, jar_path, maven_coordinates
 from ttlstore._lines import SPARK_LINES, UnsupportedSparkError, spark_line
 from ttlstore._migrate import MigrationError, MigrationReport, migrate
 from ttlstore._repartition import RepartitionError, RepartitionReport, repartition
-from ttlstore._session import MAVEN_COORDINATES, apply_ttl, configure, jar_path, maven_coordinates
+from ttlstore._session import apply_ttl, configure
 from ttlstore._state import read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
 from ttlstore._version import __version__

@@ -54,7 +54,7 @@ def connect_server_command(jar: str | None = None, **settings: str) -> list[str]
     """
     from pyspark.find_spark_home import _find_spark_home
 
-    from ttlstore._session import jar_path
+    from ttlstore._jars import jar_path
 
     script = Path(_find_spark_home()) / "sbin" / "start-connect-server.sh"
     confs = {EXTENSIONS_KEY: EXTENSIONS_CLASS, PROVIDER_CLASS_KEY: PROVIDER_CLASS, **settings}

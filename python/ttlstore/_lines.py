@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from ttlstore._version import __version__
+from ttlstore.errors import TtlStoreError
 
 #: The jars the package bundles: (Spark line, Scala binary version), oldest first, one per row of the
 #: build's jvm/spark/lines.tsv (a test checks that they agree).
@@ -25,8 +26,9 @@ SPARK_LINES: tuple[str, ...] = tuple(dict.fromkeys(line for line, _ in JARS))
 _SCALA_LIBRARY = re.compile(r"scala-library-(\d+\.\d+)\.\d+.*\.jar")
 
 
-class UnsupportedSparkError(RuntimeError):
-    """The installed pyspark is of a Spark line ttlstore is not built for."""
+class UnsupportedSparkError(TtlStoreError):
+    """The installed pyspark is of a Spark line ttlstore is not built for (``SPARK_LINE_MISMATCH``, as the
+    JVM names a jar loaded into a Spark of another line)."""
 
 
 def spark_line(version: str) -> str:
@@ -85,7 +87,7 @@ def installed_line() -> tuple[str, str]:
     if (line, scala) not in JARS:
         built = ", ".join(f"{built_line} with Scala {built_scala}" for built_line, built_scala in JARS)
         raise UnsupportedSparkError(
-            f"ttlstore {__version__} is built for Spark {built}, but the installed pyspark is {version} with Scala "
+            f"[SPARK_LINE_MISMATCH] ttlstore {__version__} is built for Spark {built}, but the installed pyspark is {version} with Scala "
             f"{scala}: install a pyspark of one of those lines (pip install 'pyspark=={SPARK_LINES[-1]}.*')."
         )
     return line, scala

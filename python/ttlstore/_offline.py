@@ -30,7 +30,7 @@ def command(main: str, args: list[str], hadoop_conf: Mapping[str, str] | None = 
     work is short, so the JVM compiles with its quick compiler only (C1), about a second less to start."""
     import pyspark
 
-    from ttlstore._session import jar_path
+    from ttlstore._jars import jar_path
 
     home = os.environ.get("JAVA_HOME")
     java = str(Path(home) / "bin" / "java") if home else shutil.which("java")

@@ -144,8 +144,8 @@ def _connect_server(confs: list[str]) -> int:
 
 
 def _jar(coordinates: bool) -> int:
+    from ttlstore._jars import jar_path, maven_coordinates
     from ttlstore._lines import UnsupportedSparkError
-    from ttlstore._session import jar_path, maven_coordinates
 
     try:
         print(maven_coordinates() if coordinates else jar_path())

@@ -40,9 +40,6 @@ OPTIONS: dict[str, tuple[str, str, tuple[type, ...]]] = {
     "compact_expired_share": (PREFIX + "nativeFilter.compactExpiredShare", "0.5", (float, int)),
     "legacy_row_timestamp": (PREFIX + "legacyRowTimestamp", "migration", (str,)),
     "upgrade_rows_per_commit": (PREFIX + "upgradeRowsPerCommit", "10000", (int,)),
-    "testing_clock_ms": (PREFIX + "testing.clockMs", "(unset)", (int,)),
-    "testing_native_filter_resource": (PREFIX + "testing.nativeFilterResource", "(unset)", (str,)),
-    "testing_leak": (PREFIX + "testing.leak", "(unset)", (str,)),
 }
 
 #: The numeric options' allowed ranges, inclusive (the JVM refuses the same values).

@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import hooks  # noqa: E402
 from pyspark.sql.types import LongType, StringType, StructField, StructType  # noqa: E402
 
 import ttlstore  # noqa: E402
@@ -27,7 +28,7 @@ from conftest import HDFS_PROVIDER, ROCKSDB_PROVIDER, TTL_PROVIDER, local_sessio
 EVENTS = StructType([StructField("key", StringType()), StructField("t", LongType())])
 T0 = 1_763_800_000_000
 MINUTE = 60_000
-CLOCK_KEY = ttlstore.settings.OPTIONS["testing_clock_ms"][0]
+CLOCK_KEY = hooks.CLOCK_MS
 #: (minutes after T0, keys) per round; the TTL is 10 minutes.
 ROUNDS = [(0, "ab"), (5, "ac"), (12, "abc"), (14, "cd"), (16, "ac"), (23, "ab")]
 PROVIDERS = {"ttlstore": TTL_PROVIDER, "hdfs": HDFS_PROVIDER, "rocksdb": ROCKSDB_PROVIDER}

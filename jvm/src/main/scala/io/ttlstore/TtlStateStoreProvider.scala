@@ -8,13 +8,12 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
-import io.ttlstore.checkpoint.{CheckpointCleaner, CheckpointFiles, SnapshotUploader, VersionFile}
+import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
-import io.ttlstore.legacy.LegacySource
 import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
-import io.ttlstore.store.{CheckpointFormat, KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.{CheckpointFormat, KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMaintenance, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 
 /**
@@ -27,13 +26,19 @@ import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
  * store and executor, and one more on the driver with the zero-argument constructor, without
  * `init`, only to read `supportedCustomMetrics`: so the constructor only checks that Spark is of
  * this jar's line. Each line's [[TtlProviderAdapter]] offers Spark 4.3's members in its terms.
+ *
+ * @param testClock a JVM test's processing-time clock, judging instead of the batch's timestamp
+ *   ([[VersionTime]]); Spark calls the constructor without one
  */
-class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
+class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends TtlProviderAdapter with Logging {
+  def this() = this(None)
+
   @volatile private var id: StateStoreId = _
   private var storeConf: StateStoreConf = _
   private var settings: TtlStoreSettings = _
   private var files: CheckpointFiles = _
   private var snapshots: SnapshotUploader = _
+  private var maintenance: StoreMaintenance = _
   private var local: LocalStore = _
 
   /** What every version of this store is told; each open fills in its version, time and policy. */
@@ -45,7 +50,6 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
   private var lastLoad = LoadFigures.Zero
 
   private var time: VersionTime = _
-  private var uploadReport: SnapshotUploadReport = _
 
   override def init(
       stateStoreId: StateStoreId,
@@ -74,10 +78,10 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
       EventTimeColumn.resolve(path, keySchema, valueSchema,
         ConfigScope.setBy(TtlStoreConfig.EventTimeColumnKey, confs, scope), stateStoreId.toString)
     }
-    settings.testingClockMs.foreach(ms => clock = new ManualClock(ms))
+    val fixedClock = testClock.orElse(settings.hooks.clockMs.map(new ManualClock(_)))
+    this.clock = fixedClock.getOrElse(SystemClock)
     this.files = new CheckpointFiles(stateStoreId.storeCheckpointLocation(), hadoopConf)
     this.snapshots = new SnapshotUploader(files)
-    this.uploadReport = SnapshotUploadReport(stateStoreId, storeConf, hadoopConf)
     val codec = KeyCodec(keyStateEncoderSpec, keySchema)
     val filterLoader = NativeFilter.wanted(settings, TtlStoreConfig.NativeFilterEnabled.key, stateStoreId.toString)
     val newFilter = () =>
@@ -90,7 +94,10 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
     val workDir = LocalWorkDirs.create(LocalWorkDirs.root(settings.localDir))
     this.local = new LocalStore(stateStoreId.toString, workDir, settings, format, files, snapshots, newFilter,
       clock, LegacyKeys.encoder(codec, keySchema), storeConf.compressionCodec)
-    this.time = new VersionTime(local, settings.ttl.timeCharacteristic, settings.testingClockMs.isDefined,
+    this.maintenance = new StoreMaintenance(stateStoreId.toString, files, snapshots, local,
+      SnapshotUploadReport(stateStoreId, storeConf, hadoopConf), storeConf.minVersionsToRetain,
+      settings.maxVersionsToDelete)
+    this.time = new VersionTime(local, settings.ttl.timeCharacteristic, fixedClock.isDefined,
       stateStoreId.checkpointRootLocation, hadoopConf, () => clock)
     this.template = VersionSettings(stateStoreId, version = 0L, readOnly = false, now = 0L, settings.ttl,
       codec, valueSchema.length, eventTime, settings.sweepRowsPerCommit, settings.compactExpiredShare,
@@ -195,44 +202,9 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
     doCleanupMaintenance()
   }
 
-  /** Compacts a store a commit found mostly expired, so that the native filter drops those rows. */
-  private def doCompactionMaintenance(): Unit = if (local != null) {
-    try {
-      val start = System.nanoTime()
-      if (local.compactIfWanted()) {
-        logInfo(s"Compacted $id for its expired rows in ${(System.nanoTime() - start) / 1000000L} ms")
-      }
-    } catch {
-      case NonFatal(e) => logWarning(s"Compacting $id failed; RocksDB's own compactions go on", e)
-    }
-  }
+  override def doSnapshotMaintenance(): Unit = if (maintenance != null) maintenance.snapshot()
 
-  /**
-   * Uploads the newest pending snapshot, then compacts the store if a commit asked for it (the local
-   * DB's work, as the snapshot is). Maintenance logs its failures and carries on.
-   */
-  override def doSnapshotMaintenance(): Unit = if (snapshots != null) {
-    try {
-      snapshots.uploadPending().foreach { u =>
-        logInfo(s"Uploaded the snapshot of version ${u.version} of $id (${u.bytes} bytes in ${u.latencyMs} ms)")
-        uploadReport.uploaded(u.version)
-      }
-    } catch {
-      case NonFatal(e) => logWarning(s"Snapshot upload for $id failed; will retry later", e)
-    }
-    doCompactionMaintenance()
-  }
-
-  /** Deletes the checkpoint files that no retained version needs. */
-  override def doCleanupMaintenance(): Unit = if (files != null) {
-    try {
-      CheckpointCleaner.clean(files, storeConf.minVersionsToRetain, settings.maxVersionsToDelete,
-        adopted =>
-          LegacySource.named(adopted.provider, files.storeDir, files.hadoopConf, files.adoption.path).deleteFiles())
-    } catch {
-      case NonFatal(e) => logWarning(s"Cleaning old checkpoint files of $id failed", e)
-    }
-  }
+  override def doCleanupMaintenance(): Unit = if (maintenance != null) maintenance.cleanup()
 
   override def close(): Unit = synchronized {
     if (local != null) {
@@ -251,9 +223,6 @@ class TtlStateStoreProvider extends TtlProviderAdapter with Logging {
 
   /** For tests: the checkpoint files of this store. */
   private[ttlstore] def checkpointFiles: CheckpointFiles = files
-
-  /** For tests: the processing-time clock that stamps rows and judges expiry. */
-  private[ttlstore] def setClock(c: Clock): Unit = clock = c
 
   /** "Now" for version `version` just loaded (see [[VersionTime]]). */
   private def now(version: Long): Long = time.at(version)

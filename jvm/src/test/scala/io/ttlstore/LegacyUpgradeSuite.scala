@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles}
-import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.config.{TestHooks, TtlStoreConfig}
 import io.ttlstore.store.KeyCodec
 
 /**
@@ -206,7 +206,7 @@ class LegacyUpgradeSuite extends AnyFunSuite {
 
   private def visibleAt(dir: File, minutes: Long, policy: String, version: Long): Map[(String, Int), Long] =
     withProvider(ours(dir, P + "ttl" -> "10 minutes", P + "legacyRowTimestamp" -> policy,
-        P + "upgradeRowsPerCommit" -> "0", P + "testing.clockMs" -> (T0 + minutes * Minute).toString)) { p =>
+        P + "upgradeRowsPerCommit" -> "0", TestHooks.ClockMs.key -> (T0 + minutes * Minute).toString)) { p =>
       val store = p.getStore(version)
       val rows = contents(store)
       store.commit()

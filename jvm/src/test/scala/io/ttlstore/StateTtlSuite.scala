@@ -78,16 +78,17 @@ class StateTtlSuite extends AnyFunSuite {
     withTempDir { dir =>
       val conf = storeConf(Ttl.key -> "10", UpdateTypeKey.key -> "OnReadAndWrite")
       val spec = org.apache.spark.sql.execution.streaming.state.PrefixKeyScanStateEncoderSpec(keySchema, 1)
-      withProvider(newProvider(TtlProvider, dir, conf, spec).asInstanceOf[TtlStateStoreProvider]) { p =>
-        val clock = new ManualClock(0); p.setClock(clock)
-        commitVersion(p, 0, ("a", 1) -> Some(1L), ("b", 1) -> Some(1L))
-        clock.set(8)
-        val store = p.getStore(1)
-        assert(store.prefixScan(prefix("a")).size == 1)
-        assert(store.iterator().size == 2)
-        store.commit()
-        clock.set(12)
-        assert(read(p, 2).keySet == Set(("a", 1)))
+      val clock = new ManualClock(0)
+      withProvider(newProvider(TtlProvider, dir, conf, spec, clock = Some(clock)).asInstanceOf[TtlStateStoreProvider]) {
+        p =>
+          commitVersion(p, 0, ("a", 1) -> Some(1L), ("b", 1) -> Some(1L))
+          clock.set(8)
+          val store = p.getStore(1)
+          assert(store.prefixScan(prefix("a")).size == 1)
+          assert(store.iterator().size == 2)
+          store.commit()
+          clock.set(12)
+          assert(read(p, 2).keySet == Set(("a", 1)))
       }
     }
   }

@@ -60,9 +60,12 @@ object StoreFixtures {
       operatorId: Long = 0L,
       /** The checkpoint's location when not `checkpoint` itself (another file system's URI of it). */
       location: Option[String] = None,
-      hadoop: Configuration = new Configuration()): StateStoreProvider = {
-    val provider = Class.forName(className).getDeclaredConstructor().newInstance()
-      .asInstanceOf[StateStoreProvider]
+      hadoop: Configuration = new Configuration(),
+      /** ttlstore's provider only: the processing-time clock it judges and stamps by (see [[TtlHarness]]). */
+      clock: Option[io.ttlstore.ttl.Clock] = None): StateStoreProvider = {
+    val provider =
+      if (clock.isDefined) new TtlStateStoreProvider(clock)
+      else Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[StateStoreProvider]
     val hadoopConf = new Configuration(hadoop)
     // Spark's HDFS provider insists on the streaming query's run id, as a running query sets it.
     hadoopConf.set(org.apache.spark.sql.execution.streaming.runtime.StreamExecution.RUN_ID_KEY,

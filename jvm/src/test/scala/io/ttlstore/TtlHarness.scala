@@ -25,9 +25,8 @@ final class TtlHarness(
   private def open(): TtlStateStoreProvider = {
     val p = newProvider(TtlProvider, dir,
       storeConf(("spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "1000") +: settings.toSeq: _*),
-      NoPrefixKeyStateEncoderSpec(keySchema), storeName = storeName, operatorId = operatorId)
+      NoPrefixKeyStateEncoderSpec(keySchema), storeName = storeName, operatorId = operatorId, clock = Some(clock))
       .asInstanceOf[TtlStateStoreProvider]
-    p.setClock(clock)
     p
   }
 

@@ -16,8 +16,9 @@ import io.ttlstore.ttl.ManualClock
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
 class TtlStateStoreProviderSuite extends AnyFunSuite {
 
-  private def ttlProvider(dir: File, conf: StateStoreConf = storeConf()): TtlStateStoreProvider =
-    newProvider(TtlProvider, dir, conf).asInstanceOf[TtlStateStoreProvider]
+  private def ttlProvider(
+      dir: File, conf: StateStoreConf = storeConf(), clock: Option[ManualClock] = None): TtlStateStoreProvider =
+    newProvider(TtlProvider, dir, conf, clock = clock).asInstanceOf[TtlStateStoreProvider]
 
   /** A store's directory is `<checkpoint root>/<operator>/<partition>`. */
   private def storeDir(dir: File): File = new File(dir, "0/0")
@@ -63,9 +64,8 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
 
   test("each row is stored with its last-write time from the injected clock") {
     withTempDir { dir =>
-      withProvider(ttlProvider(dir)) { p =>
-        val clock = new ManualClock(1000L)
-        p.setClock(clock)
+      val clock = new ManualClock(1000L)
+      withProvider(ttlProvider(dir, clock = Some(clock))) { p =>
         commitVersion(p, 0, ("a", 0) -> Some(1L), ("b", 0) -> Some(1L))
         clock.set(5000L)
         commitVersion(p, 1, ("a", 0) -> Some(2L))

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, StoreScope, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, StoreScope, TestHooks, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{TtlPolicy, UpdateType}
 
@@ -15,7 +15,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   test("unset keys take their defaults") {
     assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64,
       10, "lz4", 200000, TtlPolicy.Off,
-      allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000, testingClockMs = None))
+      allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000))
   }
 
   test("set keys are parsed, case-insensitively for names of things") {
@@ -52,6 +52,16 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   test("an unknown key under ttlstore's prefix fails and lists the known keys") {
     val e = intercept[TtlStoreException](parse(Map(Prefix + "blockCacheSizeMb" -> "1")))
     assert(e.errorName == "UNKNOWN_CONFIG" && e.getMessage.contains(BlockCacheSizeMb.key))
+  }
+
+  test("test hooks are taken, but are no setting: the table, the docs and the unknown-key error leave them out") {
+    val hooked = parse(Map(TestHooks.ClockMs.key -> "42", TestHooks.Leak.key -> "store"))
+    assert(hooked.hooks == TestHooks(Some(42L), None, Some("store")) && parse(Map.empty).hooks == TestHooks.Off)
+    assert(TestHooks.all.forall(h => !TtlStoreConfig.all.exists(_.key == h.key)))
+    val e = intercept[TtlStoreException](parse(Map(Prefix + "nope" -> "1")))
+    assert(!e.getMessage.contains(TestHooks.Prefix), e.getMessage)
+    val bad = intercept[TtlStoreException](parse(Map(TestHooks.Leak.key -> "everything")))
+    assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains(TestHooks.Leak.key))
   }
 
   test("a ttlstore setting written without the ttlstore segment fails, naming the key to set instead") {

@@ -208,33 +208,10 @@ object TtlStoreConfig {
     "a whole number from 0 to 100000000",
     intIn(0, 100000000))
 
-  val TestingNativeFilterResource: ConfigKey[Option[String]] = ConfigKey(
-    "testing.nativeFilterResource", None,
-    "For tests only: the jar resource the native filter is loaded from instead of this " +
-      "platform's (a missing one simulates a platform without the library).",
-    "a resource path",
-    s => Some(Some(s)))
-
-  val TestingClockMs: ConfigKey[Option[Long]] = ConfigKey(
-    "testing.clockMs", None,
-    "For tests and demos only: the processing time, in epoch milliseconds, that every store of " +
-      "the query uses instead of the batch's timestamp.",
-    "a whole number of epoch milliseconds",
-    s => Parse.long(s).map(Some(_)))
-
-  val TestingLeak: ConfigKey[String] = ConfigKey(
-    "testing.leak", "",
-    "For soak tests only: a native resource every store load leaks, so that a soak can show it finds " +
-      "such a leak: iterator (a RocksDB iterator never closed: it pins the memtables and files it saw), " +
-      "store (a RocksDB instance opened and never closed). Empty: none.",
-    "empty, iterator or store",
-    oneOf("", "iterator", "store"))
-
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
-    LegacyRowTimestampKey, UpgradeRowsPerCommit, TestingClockMs, TestingNativeFilterResource,
-    TestingLeak)
+    LegacyRowTimestampKey, UpgradeRowsPerCommit)
 }

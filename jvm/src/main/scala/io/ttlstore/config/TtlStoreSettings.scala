@@ -19,9 +19,8 @@ final case class TtlStoreSettings(
     compactExpiredShare: Double = TtlStoreConfig.CompactExpiredShare.default,
     legacyRowTimestamp: LegacyRowTimestamp = TtlStoreConfig.LegacyRowTimestampKey.default,
     upgradeRowsPerCommit: Int = TtlStoreConfig.UpgradeRowsPerCommit.default,
-    testingClockMs: Option[Long] = None,
-    testingNativeFilterResource: Option[String] = None,
-    testingLeak: String = "",
+    /** What ttlstore's own tests inject ([[TestHooks]]); none outside them. */
+    hooks: TestHooks = TestHooks.Off,
     indexAndFiltersInCache: Boolean = TtlStoreConfig.IndexAndFiltersInCache.default,
     /** Spark's autoSnapshotRepair.* settings ([[SparkStateSettings]]). */
     snapshotRepair: SnapshotRepair = SnapshotRepair.SparkDefault,
@@ -65,9 +64,7 @@ object TtlStoreSettings {
       compactExpiredShare = CompactExpiredShare.readFrom(sqlConfs),
       legacyRowTimestamp = LegacyRowTimestampKey.readFrom(sqlConfs),
       upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
-      testingClockMs = TestingClockMs.readFrom(sqlConfs),
-      testingNativeFilterResource = TestingNativeFilterResource.readFrom(sqlConfs),
-      testingLeak = TestingLeak.readFrom(sqlConfs),
+      hooks = TestHooks.parse(sqlConfs),
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs))
   }

@@ -43,7 +43,7 @@ object NativeFilter extends Logging {
   def wanted(settings: TtlStoreSettings, modeKey: String, store: String): Option[NativeFilterLoader] =
     if (!settings.ttl.enabled || settings.nativeFilter == NativeFilterMode.Off) None
     else {
-      val l = loader(settings.testingNativeFilterResource.getOrElse(resourcePath))
+      val l = loader(settings.hooks.nativeFilterResource.getOrElse(resourcePath))
       l.library match {
         case Right(_) => Some(l)
         case Left(problem) if settings.nativeFilter == NativeFilterMode.On =>

@@ -57,9 +57,8 @@ object DiskChurnBench {
       val conf = storeConf(TtlStoreConfig.Ttl.key -> TtlVersions.toString,
         TtlStoreConfig.NativeFilterEnabled.key -> filter.toString,
         "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "10")
-      withProvider(newProvider(TtlProvider, dir, conf).asInstanceOf[TtlStateStoreProvider]) { p =>
-        val clock = new ManualClock(0L)
-        p.setClock(clock)
+      val clock = new ManualClock(0L)
+      withProvider(newProvider(TtlProvider, dir, conf, clock = Some(clock)).asInstanceOf[TtlStateStoreProvider]) { p =>
         var version = 0L
         val series = (0 until Versions).map { v =>
           clock.set(v.toLong)

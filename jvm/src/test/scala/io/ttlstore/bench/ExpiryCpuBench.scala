@@ -66,9 +66,8 @@ object ExpiryCpuBench {
         TtlStoreConfig.SweepRowsPerCommit.key -> "100000000",
         TtlStoreConfig.CompactExpiredShare.key -> "0",
         "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "1000")
-      withProvider(newProvider(TtlProvider, dir, conf).asInstanceOf[TtlStateStoreProvider]) { p =>
-        val clock = new ManualClock(0L)
-        p.setClock(clock)
+      val clock = new ManualClock(0L)
+      withProvider(newProvider(TtlProvider, dir, conf, clock = Some(clock)).asInstanceOf[TtlStateStoreProvider]) { p =>
         var version = 0L
         (0 until Rows by PerVersion).foreach { start =>
           val store = p.getStore(version)
