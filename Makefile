@@ -218,7 +218,7 @@ test: lint test-native test-jvm test-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
-	$(VENV)/bin/ruff check --config python/pyproject.toml python tests
+	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench
 	cd python && ../$(VENV)/bin/mypy --cache-dir ../.build/mypy
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
@@ -362,12 +362,12 @@ bench: install
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
-	$(PY) tests/bench/run_bench.py
+	$(PY) bench/run_bench.py
 
 bench-ladder: install
 	mkdir -p bench-output
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
-	$(PY) tests/bench/run_bench.py --workloads ladder
+	$(PY) bench/run_bench.py --workloads ladder
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).
@@ -375,7 +375,7 @@ BENCH_LINE ?= $(firstword $(OTHER_LINES))
 bench-line: install line-venvs
 	PYSPARK_PYTHON=$(CURDIR)/.build/spark-$(BENCH_LINE)/venv/bin/python \
 	PYSPARK_DRIVER_PYTHON=$(CURDIR)/.build/spark-$(BENCH_LINE)/venv/bin/python \
-	.build/spark-$(BENCH_LINE)/venv/bin/python tests/bench/run_bench.py --workloads aggregation dropDuplicates \
+	.build/spark-$(BENCH_LINE)/venv/bin/python bench/run_bench.py --workloads aggregation dropDuplicates \
 		--providers rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl \
 		--repeated rocksdb rocksdb-changelog hdfs ttlstore ttlstore-ttl
 

@@ -118,8 +118,8 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # The suite's JVMs (its session's, each script's, each killed driver's) live for seconds to minutes and
 # spend much of their CPU compiling with C2: on C1 alone they take a quarter to a third less CPU, which
 # make test spends running six Spark lines side by side on two cores. What the tests assert is
-# behaviour, never speed; the runs that measure speed (tests/bench, test_no_cliff) start their JVMs
-# with the full JIT (bench.ladder.run_in_subprocess). A JDK_JAVA_OPTIONS of the caller's is kept.
+# behaviour, never speed; the runs that measure speed (bench/, test_no_cliff) start their JVMs
+# with the full JIT (processes.run_script, which bench/ladder.py runs in). A JDK_JAVA_OPTIONS of the caller's is kept.
 QUICK_JVM = "-XX:TieredStopAtLevel=1"
 os.environ.setdefault("JDK_JAVA_OPTIONS", QUICK_JVM)
 # Functions defined in test modules are pickled by reference: workers must be able to import them.

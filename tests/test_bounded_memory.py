@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.ladder import run_in_subprocess
+from processes import ROOT, run_script
 
 from conftest import TTL_PROVIDER
 
@@ -29,8 +29,8 @@ LIMIT_MB = 64
 def dedup_on_200_partitions(tmp_path: Path, *memory_confs: str) -> dict:
     """Two batches of new keys (6,000 per store in the end), then two of duplicates, in a fresh JVM."""
     confs = [arg for conf in memory_confs for arg in ("--conf", PREFIX + conf)]
-    return run_in_subprocess(
-        ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--partitions", str(PARTITIONS),
+    return run_script(
+        ROOT / "bench" / "ladder.py", ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--partitions", str(PARTITIONS),
          "--rows-per-batch", "600000", "--steady", "2", "--driver-memory", "2g",
          "--workdir", str(tmp_path / "_".join(memory_confs)), *confs],
         timeout=900,

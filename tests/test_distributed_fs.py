@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bench.ladder import kill_group
 from chaos import crash_loop
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 from operator_scenarios import EVENTS
+from processes import kill_group
 from pyspark.sql import SparkSession
 from state_scenarios import SCENARIOS
 

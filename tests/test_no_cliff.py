@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.ladder import run_in_subprocess
+from processes import ROOT, run_script
 
 from conftest import TTL_PROVIDER
 
@@ -29,8 +29,8 @@ PREFIX = "spark.sql.streaming.stateStore.ttlstore."
 
 def steady_dedup(tmp_path: Path, cache_mb: int) -> dict:
     """The ladder's rung at KEYS_PER_STORE keys per store: per-row state time of its steady batches."""
-    result = run_in_subprocess(
-        ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--rows-per-batch", "200000", "--steady", "5",
+    result = run_script(
+        ROOT / "bench" / "ladder.py", ["dropDuplicates", TTL_PROVIDER, "--sizes", str(KEYS_PER_STORE), "--rows-per-batch", "200000", "--steady", "5",
          "--driver-memory", "2g", "--workdir", str(tmp_path / f"cache-{cache_mb}"),
          "--conf", f"{PREFIX}boundedMemoryUsage=false", "--conf", f"{PREFIX}blockCacheSizeMB={cache_mb}",
          "--conf", f"{PREFIX}writeBufferSizeMB=1"],

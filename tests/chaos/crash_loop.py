@@ -35,8 +35,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.ladder import kill_group  # tests/ is on PYTHONPATH (conftest, make chaos)
 from chaos.report import replace_section
+from processes import kill_group  # tests/ is on PYTHONPATH (conftest, make chaos)
 
 ROOT = Path(__file__).resolve().parents[2]
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"

@@ -1,6 +1,6 @@
 """Spark's local-cluster master from pyspark's package, and killing one of its executors mid-task.
 
-Shared by tests/cluster/local_cluster.py (the test) and tests/bench/executor_loss.py (`make bench`).
+Shared by tests/cluster/local_cluster.py (the test) and bench/executor_loss.py (`make bench`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`make bench`'s size ladders: per workload and provider, the steady per-row cost as the state grows.
 
-Each (workload, provider) is one query in a fresh JVM (tests/bench/ladder.py) that grows its stores
+Each (workload, provider) is one query in a fresh JVM (bench/ladder.py) that grows its stores
 through every size of LADDER_SIZES; the report gives, per size, the steady batches' rows/s and the
 state operator's microseconds per row, the ratios against Spark's RocksDB provider with changelog
 checkpointing (the configuration Spark recommends), and the largest size's per-row cost against the
@@ -22,7 +22,7 @@ LADDER_SIZES = {
     "aggregation": [100_000, 1_000_000, 4_000_000],
     "flatMapGroupsWithState": [100_000, 1_000_000, 4_000_000],
 }
-# TTL on only: what TTL costs against TTL off is measured apart, in interleaved pairs (tests/bench/ttl_cost.py).
+# TTL on only: what TTL costs against TTL off is measured apart, in interleaved pairs (bench/ttl_cost.py).
 LADDER_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # Steady batches per rung, and how many of them are left out: after a fill to 4M keys per store both
 # RocksDB providers spend up to 8 batches on what the fill left behind (the compactions it started;
@@ -92,7 +92,7 @@ def report(results: list[dict], providers: dict, partitions: int) -> list[str]:
         "",
         f"Measured {results[0].get('measured', 'n/a')}. One query per workload and provider, fresh JVM, local[2], "
         f"{partitions} shuffle partitions (so {partitions} "
-        "stores), 200,000 rows per micro-batch (tests/bench/ladder.py). The state grows through each size (keys per "
+        "stores), 200,000 rows per micro-batch (bench/ladder.py). The state grows through each size (keys per "
         "store); at each size come steady batches whose rows are all keys already stored (duplicates, updates of "
         f"existing groups): {STEADY} of them, the first {WARMUP} left out (what a fill leaves behind, its "
         "compactions still running beside the batches, slows up to 8 batches at 4M keys per store), "

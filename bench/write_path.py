@@ -30,7 +30,7 @@ from pathlib import Path
 
 import ladder
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 ROWS_PER_BATCH = 200_000
 BATCHES = 10
 AGG_KEYS = 1_000_000
@@ -146,7 +146,7 @@ def report(results: list[dict], providers: dict) -> list[str]:
     lines = [
         "## The write path: state being written",
         "",
-        f"{BATCHES} micro-batches of {ROWS_PER_BATCH:,} rows, local[2] (tests/bench/write_path.py): aggregation over "
+        f"{BATCHES} micro-batches of {ROWS_PER_BATCH:,} rows, local[2] (bench/write_path.py): aggregation over "
         f"{AGG_KEYS:,} keys (the first half of the batches new keys, the second half updates), dropDuplicates with "
         f"every row a new key, mixed (count per key, half the rows new keys, half keys of {MIXED_POOL:,} already "
         "stored). Ceiling: the same source, shuffle and sink without state. Every run a fresh JVM; "

@@ -121,7 +121,7 @@ def report(results: list[dict], providers: dict) -> list[str]:
     lines = [
         "## Executor loss",
         "",
-        f"Measured {results[0]['measured']}. tests/bench/executor_loss.py: aggregation (count per key, update mode) on "
+        f"Measured {results[0]['measured']}. bench/executor_loss.py: aggregation (count per key, update mode) on "
         f"`local-cluster[2,1,3072]` (two executor JVMs), {PARTITIONS} shuffle partitions, Spark's default maintenance, "
         f"{KEYS_PER_STORE:,} keys per store, then batches of {ROWS_PER_BATCH:,} updates of existing keys. In steady "
         f"batch {KILL_AT} an executor running a task of the stateful stage is killed with SIGKILL; Spark reruns the "

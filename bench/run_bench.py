@@ -8,15 +8,15 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
   TTL runs twice: with the native compaction filter (the default) and with the JVM sweep only;
   the table compares the state's disk bytes (local SST files and checkpoint);
 - ladder: per workload (dropDuplicates, aggregation, flatMapGroupsWithState), the steady per-row cost
-  as each provider's state grows from 100k to 4M keys per store (tests/bench/ladders.py), with a plot;
-- memory: 200 stores in one executor against a memory limit, bounded and not (tests/bench/bounded_memory.py);
-- latency: commit p50/p99 and the first batch after a restart, 1M keys per store (tests/bench/latency.py);
-- executorloss: recovery from a killed executor on local-cluster (tests/bench/executor_loss.py);
-- repartition: offline repartition of 1M keys, 4 -> 8 partitions, against Spark's own (tests/bench/repartition_time.py);
+  as each provider's state grows from 100k to 4M keys per store (bench/ladders.py), with a plot;
+- memory: 200 stores in one executor against a memory limit, bounded and not (bench/bounded_memory.py);
+- latency: commit p50/p99 and the first batch after a restart, 1M keys per store (bench/latency.py);
+- executorloss: recovery from a killed executor on local-cluster (bench/executor_loss.py);
+- repartition: offline repartition of 1M keys, 4 -> 8 partitions, against Spark's own (bench/repartition_time.py);
 - ttlcost: TTL on (nothing expiring) against TTL off, the same query twice in one JVM fed batch by
-  batch in turn, over several JVMs, with the pairs' spread (tests/bench/ttl_cost.py);
+  batch in turn, over several JVMs, with the pairs' spread (bench/ttl_cost.py);
 - writepath: aggregation, dropDuplicates and a mixed workload on all five providers, interleaved,
-  against a stateless ceiling, at 2 and 8 shuffle partitions (tests/bench/write_path.py).
+  against a stateless ceiling, at 2 and 8 shuffle partitions (bench/write_path.py).
 
 `make bench` runs every workload but aggregation and dropDuplicates, which the write path runs
 (they stay for `make bench-line`), and the ladders, which `make bench-ladder` runs into their own
@@ -53,7 +53,7 @@ import write_path
 
 from ttlstore._lines import SPARK_LINES, installed_line
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 # The line of the pyspark that runs the bench: the development line's results and report are
 # bench-output/ and docs/benchmarks.md, another line's (make bench-line) bench-output/spark-<line>/
 # and docs/benchmarks-spark-<line>.md.
@@ -240,7 +240,7 @@ def page_header(title: str, target: str) -> list[str]:
     return [
         f"# {title}",
         "",
-        f"<!-- Written by `{target}` (tests/bench/run_bench.py); rerun it to refresh. -->",
+        f"<!-- Written by `{target}` (bench/run_bench.py); rerun it to refresh. -->",
         "",
         f"Measured {time.strftime('%Y-%m-%d')} with commit {measured_commit()} on {platform.machine()}, "
         f"{os.cpu_count()} cores, Spark {pyspark.__version__}, every run a fresh JVM, figures from Spark's progress "
@@ -337,7 +337,7 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
 
 
 def ladder_report(args: argparse.Namespace) -> list[str]:
-    """The size ladders (tests/bench/ladders.py), from bench-output/ladder.json; also draws docs/ladder.png."""
+    """The size ladders (bench/ladders.py), from bench-output/ladder.json; also draws docs/ladder.png."""
     path = OUT / "ladder.json"
     if not path.is_file():
         return []

@@ -1,7 +1,7 @@
 """`make bench`'s bounded-memory run: 200 stores in one executor, against a memory limit.
 
 A deduplication on 200 shuffle partitions (so 200 stores in the one local JVM) brings 6,000 keys
-per store in two batches, then two batches of duplicates (tests/bench/ladder.py). It runs on
+per store in two batches, then two batches of duplicates (bench/ladder.py). It runs on
 ttlstore and on Spark's RocksDB provider with changelog checkpointing, each with its memory bounded
 to LIMIT_MB and without a bound. The report gives the largest `memoryUsedBytes` of any batch (all
 stores together, as Spark reports it), the steady batches' rows/s, and the data files the stores
@@ -55,7 +55,7 @@ def report(results: list[dict]) -> list[str]:
     lines = [
         "## Bounded memory: 200 stores in one executor",
         "",
-        f"Measured {results[0]['measured']}. tests/bench/bounded_memory.py: a deduplication on {PARTITIONS} shuffle partitions "
+        f"Measured {results[0]['measured']}. bench/bounded_memory.py: a deduplication on {PARTITIONS} shuffle partitions "
         f"(local[2], so {PARTITIONS} stores in one JVM), {KEYS_PER_STORE:,} keys per store brought in two batches, then "
         f"two batches of duplicates; limit {LIMIT_MB} MiB where bounded. Peak memory: the largest `memoryUsedBytes` "
         "of any batch (all stores together, as each provider reports it). What the bound does and costs: "

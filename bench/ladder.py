@@ -13,7 +13,7 @@ jvm/src/test/scala/io/ttlstore/bench/RunningCount.scala, which `make bench` and 
 compile).
 
 Run as a script it prints one line `RESULT {json}`; `tests/test_no_cliff.py` and `make bench`
-(tests/bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
+(bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from processes import run_script  # noqa: E402
+
 WORKLOADS = ("dropDuplicates", "aggregation", "flatMapGroupsWithState")
 
 
@@ -161,52 +164,15 @@ def with_medians(rung: dict) -> dict:
                 median_rows_per_second=statistics.median(rung["rows_per_second"]))
 
 
-def kill_group(child) -> None:  # type: ignore[no-untyped-def]
-    """Kills a child started with `start_new_session` together with its process group (a Python driver
-    and its JVM), and reaps it."""
-    import signal
-
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    child.wait()
-
-
 def conf_args(settings: dict[str, str]) -> list[str]:
     """Spark settings as the bench scripts take them: --conf KEY=VALUE ..."""
     return [a for k, v in settings.items() for a in ("--conf", f"{k}={v}")]
 
 
 def run_in_subprocess(argv: list[str], timeout: float | None = None, script: str = __file__) -> dict:
-    """Runs `script` (this one unless named) with `argv` in a new process (so a new JVM) and returns its
-    `RESULT` line's JSON.
-
-    The script runs in a process group of its own, with its output in files rather than pipes: once
-    it is done (or past `timeout`), whatever is left of the group is killed. A Spark JVM has been
-    seen to hang at exit after its Python driver had printed its result and exited, and a pipe it
-    held open would have kept this call waiting for ever."""
-    import subprocess
-
-    # Measured with the full JIT, also inside the test suite (whose JVMs run on C1 alone: tests/conftest.py).
-    env = {k: v for k, v in os.environ.items() if k != "JDK_JAVA_OPTIONS"}
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, script, *argv], cwd=ROOT, stdout=out, stderr=err, text=True,
-                                 start_new_session=True, env=env)
-        try:
-            child.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            pass
-        finally:
-            kill_group(child)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    line = next((o for o in stdout.splitlines() if o.startswith("RESULT ")), None)
-    if line is None:
-        raise RuntimeError(f"{Path(script).name} {' '.join(argv)} failed (exit {child.returncode}):\n"
-                           f"{stdout[-2000:]}{stderr[-3000:]}")
-    return json.loads(line[len("RESULT "):])
+    """Runs `script` (this one unless named) with `argv` in a new process, so a new JVM with the full JIT,
+    and returns its `RESULT` line's JSON (tests/processes.py)."""
+    return run_script(Path(script), argv, timeout)
 
 
 def main() -> None:

@@ -108,7 +108,7 @@ def report(results: list[dict], providers: dict) -> list[str]:
     lines = [
         "## Repartition",
         "",
-        f"Measured {results[0]['measured']}. tests/bench/repartition_time.py: an aggregation's state of {KEYS:,} keys "
+        f"Measured {results[0]['measured']}. bench/repartition_time.py: an aggregation's state of {KEYS:,} keys "
         f"in {FROM_PARTITIONS} partitions (local[2]), repartitioned offline to {TO_PARTITIONS}: Spark's RocksDB "
         "provider with Spark 4.3's `spark._streamingCheckpointManager.repartition` (its session started beforehand, "
         "not counted), ttlstore with `ttlstore.repartition` (a plain JVM; its start is counted). Each run on a fresh "

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SIZE = 250_000
 ROWS_PER_BATCH = 200_000
 PARTITIONS = 2
@@ -183,7 +183,7 @@ def report(results: list[dict]) -> list[str]:
     lines = [
         "## TTL's cost when nothing expires",
         "",
-        f"Measured {first['measured']}. tests/bench/ttl_cost.py: per workload, {len(first['sessions'])} sessions "
+        f"Measured {first['measured']}. bench/ttl_cost.py: per workload, {len(first['sessions'])} sessions "
         "(fresh JVMs, local[2], 2 shuffle partitions), each running the same query on ttlstore twice, TTL off and "
         f"TTL 1 day (nothing expires), fed batch by batch in turn from files so they never run at once: a fill to "
         f"{first['size']:,} keys per store, then steady batches of {first['rows_per_batch']:,} rows whose keys are "

@@ -118,7 +118,7 @@ def report(results: list[dict], providers: dict) -> list[str]:
     lines = [
         "## Commit latency and restart",
         "",
-        f"Measured {results[0]['measured']}. tests/bench/latency.py: aggregation (count per key, update mode), local[2], "
+        f"Measured {results[0]['measured']}. bench/latency.py: aggregation (count per key, update mode), local[2], "
         f"{PARTITIONS} shuffle partitions, {KEYS_PER_STORE:,} keys per store, then {STEADY} batches of "
         f"{ROWS_PER_BATCH:,} updates of existing keys. Commit: `commitTimeMs` per store of those batches. Restart: a new "
         "JVM on the same checkpoint (no local files, so each store downloads its snapshot and replays changelogs); "
