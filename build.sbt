@@ -17,7 +17,7 @@ lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("jvm/spark/lines.tsv"
 /** The line the ScalaTest suites, the benchmarks and the docs generator run on. */
 lazy val devLine: SparkLine = sparkLines.last
 
-/** `linux-x86_64`, `linux-aarch64`, ...: as io.ttlstore.store.NativeFilter.platform computes it. */
+/** `linux-x86_64`, `linux-aarch64`, ...: as io.ttlstore.store.nativelib.NativeFilter.platform computes it. */
 def nativePlatform: String = {
   val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
   val arch = sys.props("os.arch").toLowerCase(java.util.Locale.ROOT) match {

@@ -21,6 +21,9 @@ MAX_ADAPTER_LINES = 60
 BUILDS = [(line.line, line.scala) for line in SPARK_LINES]
 LINES = list(dict.fromkeys(line for line, _ in BUILDS))
 
+#: What every package of one store may use.
+_STORE_BELOW = {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
+                "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark"}
 #: Each package and the packages it may use; anything else is a dependency the other way round.
 _LAYERS: dict[str, set[str]] = {
     "io.ttlstore.errors": set(),
@@ -30,12 +33,20 @@ _LAYERS: dict[str, set[str]] = {
     "io.ttlstore.config": {"io.ttlstore.errors", "io.ttlstore.ttl"},
     "io.ttlstore.checkpoint": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.spark"},
     "io.ttlstore.legacy": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
-    "io.ttlstore.store": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
-                          "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark"},
-    "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.store",
-                           "io.ttlstore.spark"},
+    # One store, bottom up: its byte layouts, the native libraries, the RocksDB handle and its local
+    # directories, the local instance and its loading, the version a task holds.
+    "io.ttlstore.store.codec": _STORE_BELOW,
+    "io.ttlstore.store.nativelib": _STORE_BELOW | {"io.ttlstore.store.codec"},
+    "io.ttlstore.store.rocksdb": _STORE_BELOW | {"io.ttlstore.store.codec", "io.ttlstore.store.nativelib"},
+    "io.ttlstore.store.local": _STORE_BELOW | {"io.ttlstore.store.codec", "io.ttlstore.store.nativelib",
+                                               "io.ttlstore.store.rocksdb"},
+    "io.ttlstore.store.version": _STORE_BELOW | {"io.ttlstore.store.codec", "io.ttlstore.store.rocksdb",
+                                                 "io.ttlstore.store.local"},
+    "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.spark",
+                           "io.ttlstore.store.codec", "io.ttlstore.store.version"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
-                                "io.ttlstore.checkpoint", "io.ttlstore.store", "io.ttlstore.spark"},
+                                "io.ttlstore.checkpoint", "io.ttlstore.spark", "io.ttlstore.store.codec",
+                                "io.ttlstore.store.rocksdb", "io.ttlstore.store.local"},
     "io.ttlstore.migrate": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
     "io.ttlstore.tools": {"io.ttlstore.errors", "io.ttlstore.spark"},
 }
@@ -146,6 +157,12 @@ def test_packages_only_use_the_layers_below_them(line: str, scala: str):
             if source_pkg != target_pkg and source_pkg in LAYERS and target_pkg not in LAYERS[source_pkg]:
                 wrong.add(f"{path.relative_to(JVM)} -> {target.relative_to(JVM)}")
     assert sorted(wrong) == []
+
+
+@pytest.mark.parametrize("line, scala", BUILDS)
+def test_every_package_has_its_place_in_the_layers(line: str, scala: str):
+    packages = {_package(s) for s in _sources(line, scala).values()} - {"io.ttlstore"}
+    assert packages - set(LAYERS) == set()
 
 
 def test_the_root_package_keeps_only_the_names_spark_and_users_pin():

@@ -44,8 +44,8 @@ def test_the_jar_carries_the_native_filter_for_linux_x86_64_and_aarch64_each_bui
             library = z.read(f"io/ttlstore/native/{platform}/libttlstore_filter.so")
             assert library[:4] == b"\x7fELF" and library[4] == 2, f"{platform}: a 64-bit ELF"
             assert int.from_bytes(library[18:20], "little") == machine, platform
-            assert b"Java_io_ttlstore_store_NativeTtlFilterLib_bind" in library, platform
-            assert b"Java_io_ttlstore_store_NativeReadsLib_get" in library, platform
+            assert b"Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_bind" in library, platform
+            assert b"Java_io_ttlstore_store_nativelib_NativeReadsLib_get" in library, platform
 
 
 def test_the_jar_carries_the_license():

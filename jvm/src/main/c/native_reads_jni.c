@@ -43,7 +43,7 @@ struct family_ref { void *rep; unsigned char immortal; };
 #define STACK_KEY_BYTES 512
 
 /* Binds to the loaded librocksdbjni; returns NULL, or what is missing. Idempotent. */
-JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeReadsLib_bind(JNIEnv *env, jobject self) {
+JNIEXPORT jstring JNICALL Java_io_ttlstore_store_nativelib_NativeReadsLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (get_pinned_cf != NULL) return NULL;
   static const char *const names[] = {"rocksdb_get_pinned_cf", "rocksdb_pinnableslice_value",
@@ -67,7 +67,7 @@ static void throw_rocksdb(JNIEnv *env, const char *message) {
 }
 
 /* The value of `key` in the family, or NULL if absent; a RocksDBException on a failed read. */
-JNIEXPORT jbyteArray JNICALL Java_io_ttlstore_store_NativeReadsLib_get(JNIEnv *env, jobject self, jlong db,
+JNIEXPORT jbyteArray JNICALL Java_io_ttlstore_store_nativelib_NativeReadsLib_get(JNIEnv *env, jobject self, jlong db,
                                                                     jlong family, jbyteArray key) {
   (void)self;
   jsize key_length = (*env)->GetArrayLength(env, key);

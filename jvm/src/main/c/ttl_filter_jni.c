@@ -63,7 +63,7 @@ static const char *filter_name(void *state) {
 }
 
 /* Binds to the loaded librocksdbjni; returns NULL, or what is missing. Idempotent. */
-JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
+JNIEXPORT jstring JNICALL Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_bind(JNIEnv *env, jobject self) {
   (void)self;
   if (compactionfilter_create != NULL) return NULL;
   static const char *const names[] = {"rocksdb_compactionfilter_create", "rocksdb_compactionfilter_destroy"};
@@ -79,7 +79,7 @@ JNIEXPORT jstring JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_bind(JNIEnv 
 
 /* A new filter: returns {filter handle, state handle}; the filter owns the state. The timestamp is
  * read at timestamp_offset of each value; ttl_ms <= 0 removes nothing. */
-JNIEXPORT jlongArray JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
+JNIEXPORT jlongArray JNICALL Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_create(JNIEnv *env, jobject self,
                                                                          jlong ttl_ms, jlong now,
                                                                          jint timestamp_offset) {
   (void)self;
@@ -99,19 +99,19 @@ JNIEXPORT jlongArray JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_create(JN
   return out;
 }
 
-JNIEXPORT void JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_setNow(JNIEnv *env, jobject self,
+JNIEXPORT void JNICALL Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_setNow(JNIEnv *env, jobject self,
                                                                   jlong state, jlong now) {
   (void)env; (void)self;
   atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->now, now, memory_order_relaxed);
 }
 
-JNIEXPORT void JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_setTtl(JNIEnv *env, jobject self,
+JNIEXPORT void JNICALL Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_setTtl(JNIEnv *env, jobject self,
                                                                   jlong state, jlong ttl_ms) {
   (void)env; (void)self;
   atomic_store_explicit(&((struct filter_state *)(intptr_t)state)->ttl_ms, ttl_ms, memory_order_relaxed);
 }
 
-JNIEXPORT jlong JNICALL Java_io_ttlstore_store_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,
+JNIEXPORT jlong JNICALL Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_removed(JNIEnv *env, jobject self,
                                                                     jlong state) {
   (void)env; (void)self;
   return atomic_load_explicit(&((struct filter_state *)(intptr_t)state)->removed, memory_order_relaxed);

@@ -13,8 +13,10 @@ import io.ttlstore.checkpoint.{CheckpointFiles, CommitLog, Listing, SnapshotUplo
 import io.ttlstore.config.{ConfigKey, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
-import io.ttlstore.store.{CheckpointFormat, LocalStore, LocalWorkDirs, TimestampedValue}
 import io.ttlstore.ttl.ExpiryRule
+import io.ttlstore.store.codec.TimestampedValue
+import io.ttlstore.store.local.{CheckpointFormat, LocalStore}
+import io.ttlstore.store.rocksdb.LocalWorkDirs
 
 /**
  * What `ttlstore inspect` reports about a streaming checkpoint, read without a running query and

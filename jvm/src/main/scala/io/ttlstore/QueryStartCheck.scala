@@ -10,7 +10,7 @@ import io.ttlstore.errors.{LineErrors, RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
 import io.ttlstore.spark.{CheckpointFormatV2, GlobalLimitInFormatV2, RealTimeMode, UnfinishedRepartition}
 import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
-import io.ttlstore.store.NativeFilter
+import io.ttlstore.store.nativelib.NativeFilter
 
 /**
  * Checks ttlstore's settings against a streaming query's plan on the driver, when a micro-batch is

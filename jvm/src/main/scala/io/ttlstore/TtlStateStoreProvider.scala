@@ -13,8 +13,12 @@ import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, 
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
-import io.ttlstore.store.{CheckpointFormat, KeyCodec, LegacyKeys, LineageFiles, LoadFigures, LocalStore, LocalWorkDirs, NativeFilter, SnapshotUploadReport, StateReaderView, StoreMaintenance, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
+import io.ttlstore.store.codec.{KeyCodec, LegacyKeys}
+import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalStore, SnapshotUploadReport, StoreMaintenance}
+import io.ttlstore.store.nativelib.NativeFilter
+import io.ttlstore.store.rocksdb.LocalWorkDirs
+import io.ttlstore.store.version.{LoadFigures, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 
 /**
  * ttlstore's state store provider: `spark.sql.streaming.stateStore.providerClass =

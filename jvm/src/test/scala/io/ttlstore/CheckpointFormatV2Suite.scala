@@ -8,6 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.CheckpointFiles
 import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.store.version.StoreMetrics
 
 /**
  * Checkpoint format v2 at the provider: every commit has its own checkpoint id, and a version is
@@ -128,7 +129,7 @@ class CheckpointFormatV2Suite extends AnyFunSuite {
       withProvider(provider(dir)) { p =>
         val store = p.getStore(8, ids(7))
         assert(contents(store) == (0 until 8).map(v => (s"k$v", 0) -> v.toLong).toMap)
-        assert(store.metrics.customMetrics(io.ttlstore.store.StoreMetrics.SnapshotsRepaired) == 1L)
+        assert(store.metrics.customMetrics(io.ttlstore.store.version.StoreMetrics.SnapshotsRepaired) == 1L)
         store.abort()
       }
       val off = newProvider(TtlProvider, dir,

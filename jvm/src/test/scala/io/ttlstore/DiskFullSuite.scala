@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.errors.{DiskFull, TtlStoreErrors}
-import io.ttlstore.store.{LocalDiskFull, LocalWorkDirs}
+import io.ttlstore.store.rocksdb.{LocalDiskFull, LocalWorkDirs}
 
 /**
  * Telling a full disk from other failures. A real ENOSPC comes from Linux's /dev/full, which fails

@@ -13,7 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.legacy.HdfsProviderFiles
-import io.ttlstore.store.KeyCodec
+import io.ttlstore.store.codec.KeyCodec
 
 /** Spark's HDFS provider writes the files; HdfsProviderFiles must read back what it reads back. */
 class HdfsProviderFilesSuite extends AnyFunSuite {

@@ -2,8 +2,8 @@ package io.ttlstore
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.store.KnownKeys
-import io.ttlstore.store.KnownKeys._
+import io.ttlstore.store.local.KnownKeys._
+import io.ttlstore.store.local.KnownKeys
 
 class KnownKeysSuite extends AnyFunSuite {
 

@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles}
 import io.ttlstore.config.{TestHooks, TtlStoreConfig}
-import io.ttlstore.store.KeyCodec
+import io.ttlstore.store.codec.KeyCodec
 
 /**
  * KIP-258's lazy upgrade, after Kafka's RocksDBTimestampedStoreTest: a store adopts the state Spark's

@@ -7,8 +7,8 @@ import java.util.UUID
 import org.apache.commons.io.FileUtils
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.store.LocalWorkDirs
-import io.ttlstore.store.LocalWorkDirs.Owner
+import io.ttlstore.store.rocksdb.LocalWorkDirs.Owner
+import io.ttlstore.store.rocksdb.LocalWorkDirs
 
 class LocalWorkDirsSuite extends AnyFunSuite {
 

@@ -18,7 +18,7 @@ import io.ttlstore.config.TestHooks
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.TtlStoreException
-import io.ttlstore.store.NativeFilter
+import io.ttlstore.store.nativelib.NativeFilter
 
 /** The native filter behind the provider: what it removes, how rows are counted, how it is chosen. */
 class NativeFilterStoreSuite extends AnyFunSuite {

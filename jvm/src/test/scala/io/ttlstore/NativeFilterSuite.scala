@@ -9,8 +9,9 @@ import org.apache.commons.io.FileUtils
 import org.rocksdb._
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.store.{NativeFilter, NativeFilterLoader, TimestampedValue, TtlCompactionFilter}
 import io.ttlstore.ttl.ExpiryRule
+import io.ttlstore.store.codec.TimestampedValue
+import io.ttlstore.store.nativelib.{NativeFilter, NativeFilterLoader, TtlCompactionFilter}
 
 /** The native TTL compaction filter inside a real RocksDB (the rocksdbjni Spark ships). */
 class NativeFilterSuite extends AnyFunSuite {

@@ -6,7 +6,8 @@ import org.apache.commons.io.FileUtils
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.config.TtlStoreSettings
-import io.ttlstore.store.{NativeFilter, RocksDbHandle}
+import io.ttlstore.store.nativelib.NativeFilter
+import io.ttlstore.store.rocksdb.RocksDbHandle
 
 /**
  * The native point read (native_reads_jni.c) inside a real RocksDB (the rocksdbjni Spark ships):

@@ -14,7 +14,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.legacy.RocksDbProviderFiles
-import io.ttlstore.store.KeyCodec
+import io.ttlstore.store.codec.KeyCodec
 
 /** Spark's RocksDB provider writes the files; RocksDbProviderFiles must read back what it reads back. */
 class RocksDbProviderFilesSuite extends AnyFunSuite {

@@ -1,8 +1,7 @@
 package io.ttlstore
 
 import org.scalatest.funsuite.AnyFunSuite
-
-import io.ttlstore.store.SharedNativeResources
+import io.ttlstore.store.rocksdb.SharedNativeResources
 
 class SharedNativeResourcesSuite extends AnyFunSuite {
   private val MiB = 1024L * 1024

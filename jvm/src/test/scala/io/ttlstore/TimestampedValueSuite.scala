@@ -3,8 +3,7 @@ package io.ttlstore
 import scala.io.Source
 
 import org.scalatest.funsuite.AnyFunSuite
-
-import io.ttlstore.store.TimestampedValue
+import io.ttlstore.store.codec.TimestampedValue
 
 class TimestampedValueSuite extends AnyFunSuite {
 

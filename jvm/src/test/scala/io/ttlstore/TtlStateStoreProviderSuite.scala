@@ -10,8 +10,10 @@ import io.ttlstore.checkpoint.{Changelog, CheckpointFiles, VersionFile}
 import io.ttlstore.config.SparkStateSettings.{AutoSnapshotRepairEnabled, AutoSnapshotRepairMaxReplay, MaxVersionsToDeletePerMaintenance}
 import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.errors.TtlStoreException
-import io.ttlstore.store.{KeyCodec, RocksDbHandle, StoreMetrics, TimestampedValue, TtlStore}
 import io.ttlstore.ttl.ManualClock
+import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
+import io.ttlstore.store.rocksdb.RocksDbHandle
+import io.ttlstore.store.version.{StoreMetrics, TtlStore}
 
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
 class TtlStateStoreProviderSuite extends AnyFunSuite {

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.RecordType
 
 import io.ttlstore.checkpoint.{Changelog, ChangelogReader, CheckpointFiles, VersionFile}
-import io.ttlstore.store.{KeyCodec, TimestampedValue}
+import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
 
 /**
  * The change feed of one store for Spark's state reader (`readChangeFeed`): every put and delete

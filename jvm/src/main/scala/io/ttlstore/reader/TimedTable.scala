@@ -10,8 +10,8 @@ import org.apache.spark.sql.types.{BooleanType, StructField, StructType, Timesta
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.ttlstore.errors.TtlStoreErrors
-import io.ttlstore.store.RowTimes
 import io.ttlstore.ttl.EventTimeColumn
+import io.ttlstore.store.version.RowTimes
 
 /**
  * Spark's state reader table, scan and partition reader wrapped so that every row gains the

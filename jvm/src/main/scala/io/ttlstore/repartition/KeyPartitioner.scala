@@ -17,7 +17,7 @@ import io.ttlstore.bytes.Bytes
  * them, except for session windows (the grouping key before the session start, which is the
  * prefix ttlstore stores first) and a join's index store (the join key before the index).
  *
- * Stored keys are ttlstore's (`io.ttlstore.store.KeyCodec`): the key row's bytes, or with a prefix of
+ * Stored keys are ttlstore's (`io.ttlstore.store.codec.KeyCodec`): the key row's bytes, or with a prefix of
  * `numColsPrefixKey` columns, its length, the prefix row and the rest. Pure: no clock, no I/O.
  * Not thread-safe (the projection is reused).
  */

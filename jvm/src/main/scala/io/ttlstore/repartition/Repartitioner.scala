@@ -11,7 +11,7 @@ import org.json4s.jackson.JsonMethods
 
 import io.ttlstore.errors.RepartitionErrors
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
-import io.ttlstore.store.LocalWorkDirs
+import io.ttlstore.store.rocksdb.LocalWorkDirs
 
 /**
  * `ttlstore repartition`: gives a stopped query's state a new number of partitions, offline, in

@@ -9,8 +9,10 @@ import org.apache.hadoop.fs.Path
 import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.RepartitionErrors
-import io.ttlstore.store.{CheckpointFormat, LocalStore, RocksDbHandle, TimestampedValue}
 import io.ttlstore.ttl.TimestampHistogram
+import io.ttlstore.store.codec.TimestampedValue
+import io.ttlstore.store.local.{CheckpointFormat, LocalStore}
+import io.ttlstore.store.rocksdb.RocksDbHandle
 
 /**
  * Repartitions one store of one operator: reads version `plan.readVersion` of each of its

@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures
 import io.ttlstore.config.ConfigKey
-import io.ttlstore.store.{KeyCodec, PrefixKeyCodec}
+import io.ttlstore.store.codec.{KeyCodec, PrefixKeyCodec}
 
 /**
  * A stored key goes to the partition Spark's shuffle sends its row to: the partition ids come from

@@ -1,0 +1,297 @@
+package io.ttlstore.store.local
+
+import java.io.File
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.FileUtils
+import org.apache.spark.internal.Logging
+
+import io.ttlstore
+  .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
+import io.ttlstore.config.TtlStoreSettings
+import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
+import io.ttlstore.store.nativelib.TtlCompactionFilter
+import io.ttlstore.store.rocksdb.{LocalDiskFull, LocalWorkDirs, RocksDbHandle}
+
+/**
+ * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
+ *
+ * [[VersionLoads]] plans each load from the checkpoint's files (a base, the changelogs after it);
+ * [[load]] carries the plan out, in one place: it restores the base (repairing around a snapshot that
+ * fails to load), replays the changelogs, and records what the copy now holds. After an abort the
+ * copy is no longer trusted and the next load restores it. The checkpoint format (by version, or by
+ * checkpoint id) is the store's for its life.
+ */
+final class LocalStore(
+    storeName: String,
+    workDir: File,
+    settings: TtlStoreSettings,
+    /** How versions are named and loaded: by version (format v1) or by checkpoint id (format v2). */
+    val format: CheckpointFormat,
+    files: CheckpointFiles,
+    snapshots: SnapshotUploader,
+    /** The native TTL filter for each DB this store opens; None: the JVM sweep removes expired rows. */
+    newFilter: () => Option[TtlCompactionFilter] = () => None,
+    /** Processing time, read once when a store adopts Spark's state (its `migration` stamp). */
+    clock: Clock = SystemClock,
+    /** A legacy key of Spark's `provider` ("hdfs", "rocksdb") as this store encodes keys. */
+    legacyKey: (String, Array[Byte]) => Array[Byte] = (_, k) => k,
+    /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
+    stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
+
+  private val dbDir = new File(workDir, "db")
+  private val checkpointsDir = new File(workDir, "checkpoints")
+  @volatile private var handle: RocksDbHandle = _
+
+  /** The committed version the local DB holds, with its checkpoint id and lineage under format v2. */
+  private val held = new HeldVersion
+  private val state = new CommittedState
+
+  /** The newest version for which a snapshot exists or is queued for upload. */
+  private var lastSnapshotVersion: Long = 0L
+
+  /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
+  val knownKeys = new KnownKeys(settings.knownKeysCapacity)
+
+  /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
+  private val upkeep = new FilterUpkeep
+
+  /** Held while maintenance compacts, and to close or replace the DB: never closed mid-compaction. */
+  private val dbLock = new Object
+
+  /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
+  private var sweepCursor: Option[Array[Byte]] = None
+
+  /** Where the bounded upgrade at commit resumes (None: the first legacy key; none is left before it). */
+  private var upgradeCursor: Option[Array[Byte]] = None
+
+  private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
+
+  private val loads = new VersionLoads(files, adoptions, format, settings.snapshotRepair)
+
+  /** How many loads were repaired around a snapshot that failed to load, since the previous call. */
+  private var repaired = 0
+
+  def db: RocksDbHandle = handle
+  def directory: File = workDir
+  def version: Long = held.version
+  def numRows: Long = state.rows
+  def timestamps: TimestampHistogram = state.timestamps
+  def streamTime: Long = state.streamTime
+  def countedFrom: Long = state.countedFrom
+  def legacyRows: Long = state.legacyRows
+  def adoption: Option[AdoptionRecord] = adoptions.current
+  def sweepResumesAt: Option[Array[Byte]] = sweepCursor
+  def upgradeResumesAt: Option[Array[Byte]] = upgradeCursor
+
+  /**
+   * The changelog of `version`, written atomically into the checkpoint when committed; under
+   * checkpoint format v2 named by and recording checkpoint id `id`, with the held version's lineage.
+   */
+  def newChangelog(file: VersionFile, codec: String): ChangelogWriter = {
+    val lineage = if (file.id.isEmpty) Nil else held.lineageToRecord(snapshots.newestUploaded)
+    new ChangelogWriter(files.createAtomic(files.changelogPath(file)), codec, file.id, lineage)
+  }
+
+  /** The checkpoint id of the loaded version (format v2; None in format v1 and at version 0). */
+  def loadedCheckpointId: Option[String] = held.loaded
+
+  /** The checkpoint id the version opened on the loaded one commits under (format v2; else None). */
+  def sessionCheckpointId: Option[String] = held.session
+
+  /** With the native filter: rows uncounted as expired that are probably still on disk (an estimate). */
+  def expiredOnDisk: Long = upkeep.expiredOnDisk
+
+  /** See [[FilterUpkeep.expired]]: true if the commit asks maintenance for a compaction. */
+  def expiredUncounted(dropped: Long, storedRows: Long, share: Double): Boolean =
+    upkeep.expired(dropped, storedRows, share)
+
+  /** The snapshot uploads finished since the previous call. */
+  def takeSnapshotUploads(): SnapshotUploader.Upload = snapshots.takeUploads()
+
+  /** Writes adopted.json before the first commit after an adoption (read-only readers never do). */
+  def persistAdoption(): Unit = adoptions.persist()
+
+  /** True when the open DB has the native filter: expired rows leave it while RocksDB compacts. */
+  def usesFilter: Boolean = handle != null && handle.filter.isDefined
+
+  /** Tells the native filter the TTL and "now" of the version about to be read or written. */
+  def pushTime(ttlMs: Long, now: Long): Unit = if (handle != null) handle.filter.foreach { f =>
+    f.setTtl(ttlMs)
+    f.setNow(now)
+  }
+
+  /** Rows the native filter removed since the previous call (from any version of any key). */
+  def takeFilterRemoved(): Long =
+    if (handle == null) 0L else handle.filter.map(f => upkeep.removedSince(f.removedRows)).getOrElse(0L)
+
+  /**
+   * The "now" an earlier attempt of the batch after the loaded version judged by, if that attempt
+   * committed this store (the batch failed later, and Spark runs it again): the replay judges the
+   * same. Known only when the load listed the checkpoint; a local copy that already held the version
+   * serves a first attempt.
+   */
+  def earlierAttemptNow(version: Long): Option[Long] =
+    held.file.filter(_.version == version).flatMap { h =>
+      loads.builtOn(held.nextVersionFiles, h).flatMap(f => files.recordedTtl(f).flatMap(_.nowMs)).find(_ => true)
+    }
+
+  /** The TTL record of the loaded version; None when it predates TTL records or nothing was committed. */
+  def recorded: Option[TtlRecord] = state.recorded
+
+  /**
+   * Makes the local DB hold committed version `target` (by checkpoint id, the version committed under
+   * its id; version 0 has none), or with `loadEmpty` the empty state as that version; returns the
+   * changelogs replayed.
+   */
+  def load(target: VersionFile, loadEmpty: Boolean): Int = InjectedLeak.after(settings, workDir, () => handle) {
+    loads.load(target, loadEmpty, () => held.file.filter(_ => handle != null))(run)
+  }
+
+  /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
+  def takeSnapshotsRepaired(): Int = { val n = repaired; repaired = 0; n }
+
+  /**
+   * Makes the local DB hold committed version `end` built from `snapshot` and the changelogs after it,
+   * whatever else exists (Spark's state reader with `snapshotStartBatchId`); returns the changelogs replayed.
+   */
+  def loadFromSnapshot(snapshot: VersionFile, end: VersionFile): Int = run(loads.fromSnapshot(snapshot, end))
+
+  /** Carries out a load's plan: restores its base, replays its changelogs, records what the copy holds. */
+  private def run(plan: LoadPlan): Int = plan match {
+    case LoadPlan.Reuse =>
+      held.reopened()
+      0
+    case p: LoadPlan.Build =>
+      knownKeys.clear()
+      val path = p.route.snapshot.fold("")(files.snapshotPath(_).toString)
+      val restored = BaseRestore.run(p, settings.snapshotRepair, path)(route => restoreBase(route.base))
+      if (restored.repaired) repaired += 1
+      val route = restored.route
+      held.forget()
+      route.changelogs.foreach(replay)
+      if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
+      held.built(p.version, route.lineage, p.nextVersion)
+      route.changelogs.size
+  }
+
+  private def restoreBase(base: LoadBase): Unit = base match {
+    case LoadBase.Held(_) => ()
+    case LoadBase.Empty(version) =>
+      restore(None)
+      lastSnapshotVersion = version
+    case LoadBase.Snapshot(file) => restore(Some(file))
+    case LoadBase.Adopted(record, source) =>
+      restore(None)
+      state.adopted(adoptions.adopt(record, source, handle))
+  }
+
+  /**
+   * Records that the DB now holds committed `version` with `numRows` rows, described by `ttl`, and
+   * where the next version's sweep and upgrade resume.
+   */
+  def committed(version: Long, numRows: Long, ttl: TtlRecord, sweepFrom: Option[Array[Byte]],
+      upgradeFrom: Option[Array[Byte]]): Unit = {
+    sweepCursor = sweepFrom
+    upgradeCursor = upgradeFrom
+    held.committed(version)
+    state.committed(numRows, ttl)
+    knownKeys.clear()
+  }
+
+  /**
+   * After a load with a TTL other than the recorded one: rows uncounted as expired under the old
+   * TTL may be alive under the new one, so the rows and their timestamps are counted again (one
+   * scan) and everything stored counts from here on.
+   */
+  def recountIfTtlChanged(ttlMs: Long): Boolean =
+    if (state.countedFrom == Long.MinValue || state.recorded.forall(_.ttlMs == ttlMs)) false
+    else {
+      state.recounted(Replay.timestamps(handle))
+      knownKeys.clear()
+      true
+    }
+
+  /** Forgets the loaded version: the DB has changes that were not committed. */
+  def invalidate(): Unit = held.forget()
+
+  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
+
+  /** [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state recoverable. */
+  def snapshotQuietly(version: Long): Unit =
+    try snapshot(version)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not take a local snapshot of version $version of $storeName; " +
+            "the changelogs keep the state recoverable", e)
+    }
+
+  /** Takes a local checkpoint of the DB as committed `version` and queues it for upload. */
+  def snapshot(version: Long): Unit = {
+    checkpointsDir.mkdirs()
+    val dir = new File(checkpointsDir, s"$version-${UUID.randomUUID()}")
+    handle.checkpointTo(dir)
+    snapshots.offer(VersionFile(version, held.loaded), state.rows, state.recorded, dir)
+    lastSnapshotVersion = version
+  }
+
+  /**
+   * Maintenance: compacts the DB if a commit asked for it, so that the native filter drops the
+   * expired rows of files no compaction would otherwise touch. Returns whether it compacted.
+   */
+  def compactIfWanted(): Boolean = dbLock.synchronized {
+    val h = handle
+    if (h == null || h.isClosed || !upkeep.takeRequest()) false
+    else {
+      h.compactNow()
+      upkeep.compacted()
+      true
+    }
+  }
+
+  override def close(): Unit = {
+    closeDb()
+    held.forget()
+    LocalWorkDirs.release(workDir)
+  }
+
+  private def closeDb(): Unit = dbLock.synchronized {
+    if (handle != null) handle.close()
+    handle = null
+  }
+
+  /** Opens a fresh DB from `snapshot` (None: empty); the copy then holds nothing trustworthy. */
+  private def restore(snapshot: Option[VersionFile]): Unit = {
+    closeDb()
+    held.forget()
+    FileUtils.deleteQuietly(dbDir)
+    dbDir.mkdirs()
+    val manifest = snapshot.map(f =>
+      LocalDiskFull.named(storeName, dbDir,
+        s"download the snapshot of version ${f.version}")(files.downloadSnapshot(f, dbDir)))
+    handle =
+      try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+      catch {
+        case e: TtlStoreException if snapshot.isDefined && RocksDbHandle.isCorruption(e) =>
+          throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(snapshot.get).toString, snapshot.get.version,
+            s"its files do not open as a RocksDB instance: ${e.getCause.getMessage}")
+      }
+    upkeep.reset()
+    state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
+    sweepCursor = None
+    upgradeCursor = None
+    lastSnapshotVersion = snapshot.fold(0L)(_.version)
+    snapshots.reset(manifest)
+  }
+
+  private def replay(changelog: VersionFile): Unit = {
+    val reader = files.openChangelog(changelog)
+    try {
+      Replay.changelog(reader, handle, state.legacyRows > 0)
+      state.replayed(reader.rowsAfter, reader.ttl)
+    } finally reader.close()
+  }
+}

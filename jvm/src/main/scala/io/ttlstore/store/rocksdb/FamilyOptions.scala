@@ -1,0 +1,80 @@
+package io.ttlstore.store.rocksdb
+
+import org.rocksdb._
+
+import io.ttlstore.config.TtlStoreSettings
+
+/**
+ * How a store's column families are laid out in RocksDB: table format, memtables, compression and
+ * compaction, each chosen by measurement (docs/performance.md names the runs). Both families get
+ * the same options; [[RocksDbHandle.open]] adds the TTL filter to the timestamped one.
+ */
+object FamilyOptions {
+  private val DataBlockBytes = 4 * 1024
+  private val MetadataBlockBytes = 4 * 1024
+
+  /**
+   * L0 files that start a compaction (RocksDB's default: 4). A snapshot leaves two (the background
+   * flush at open, then the commit's), so at 4 the rewrite of all of a store's keys came half as
+   * often again where every batch writes (docs/performance.md, "Six L0 files per compaction").
+   */
+  private val L0FilesPerCompaction = 6
+
+  /**
+   * The memtables' allocation unit. RocksDB's default (1 MiB for 64 MiB memtables) gives each store
+   * that was written at least 1 MiB: 200 MiB for 200 partitions, past a bounded budget before any
+   * store has much data, so every write flushed. 64 KiB: 24 MiB for the same 200 stores, and no
+   * difference in write speed at 1M keys per store (docs/performance.md, "Bounded memory").
+   */
+  private val ArenaBlockBytes = 64L * 1024
+
+  /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
+  def bloomFilter(settings: TtlStoreSettings): Option[BloomFilter] =
+    Some(settings.bloomFilterBitsPerKey).filter(_ > 0).map(bits => new BloomFilter(bits.toDouble))
+
+  /**
+   * The table layout, chosen by measurement (docs/performance.md, "The lookup cliff" and "Index
+   * and filters beside the cache"). By default each file's index and filter blocks are loaded
+   * when RocksDB opens the file and held beside the cache, as Spark's provider holds them: a
+   * file a compaction has just written serves lookups at once (with them in the cache, the
+   * first batches after a compaction at 4M keys per store cost 13-15 µs per row instead of 8-9).
+   * With `indexAndFiltersInCache` they are partitioned into blocks of `MetadataBlockBytes`,
+   * cached with high priority, with only their top level pinned: a whole-file filter block
+   * (~1.2 MiB per million keys) larger than one shard of the LRU cache (1 MiB for 64 MiB) could
+   * never stay cached, and was read again on most lookups (15 s batches instead of 1 s at 1M keys
+   * per store). Small data blocks keep a lookup that misses the cache cheap (one 4 KiB read), as
+   * Spark's provider does.
+   */
+  def apply(settings: TtlStoreSettings, cache: Cache, bloom: Option[BloomFilter]): ColumnFamilyOptions = {
+    val table = new BlockBasedTableConfig()
+      .setBlockCache(cache)
+      .setBlockSize(DataBlockBytes)
+      .setFormatVersion(5)
+    if (settings.indexAndFiltersInCache) {
+      table
+        .setIndexType(IndexType.kTwoLevelIndexSearch)
+        .setPartitionFilters(true)
+        .setMetadataBlockSize(MetadataBlockBytes)
+        .setCacheIndexAndFilterBlocks(true)
+        .setCacheIndexAndFilterBlocksWithHighPriority(true)
+        .setPinTopLevelIndexAndFilter(true)
+        .setPinL0FilterAndIndexBlocksInCache(true)
+    } else table.setCacheIndexAndFilterBlocks(false)
+    bloom.foreach(table.setFilterPolicy(_))
+    new ColumnFamilyOptions()
+      .setTableFormatConfig(table)
+      .setWriteBufferSize(settings.writeBufferSizeMb.toLong * 1024 * 1024)
+      .setMaxWriteBufferNumber(2)
+      .setArenaBlockSize(ArenaBlockBytes)
+      .setCompressionType(compression(settings.sstCompression))
+      .setLevelCompactionDynamicLevelBytes(true)
+      .setLevel0FileNumCompactionTrigger(L0FilesPerCompaction)
+  }
+
+  private def compression(name: String): CompressionType = name match {
+    case "lz4" => CompressionType.LZ4_COMPRESSION
+    case "zstd" => CompressionType.ZSTD_COMPRESSION
+    case "snappy" => CompressionType.SNAPPY_COMPRESSION
+    case _ => CompressionType.NO_COMPRESSION
+  }
+}

@@ -1,0 +1,96 @@
+package io.ttlstore.store.version
+
+import org.apache.spark.sql.execution.streaming
+  .state.{StateStoreCustomMetric, StateStoreCustomSizeMetric, StateStoreCustomSumMetric, StateStoreCustomTimingMetric}
+
+/**
+ * The custom metrics ttlstore reports in `StreamingQueryProgress.stateOperators[].customMetrics`.
+ * Spark sums each over the partitions of an operator.
+ */
+object StoreMetrics {
+  val CommitLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreCommitLatencyMs", "ttlstore: time to commit a version (ms)")
+  val ChangelogBytes = StateStoreCustomSumMetric(
+    "ttlstoreChangelogBytes", "ttlstore: changelog bytes written")
+  val LoadLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreLoadLatencyMs", "ttlstore: time to load the state version (ms)")
+  val ChangelogsReplayed = StateStoreCustomSumMetric(
+    "ttlstoreChangelogsReplayed", "ttlstore: changelog files replayed while loading")
+  val SnapshotsRepaired = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotsRepaired",
+    "ttlstore: loads built from an older snapshot because the newest failed to load (autoSnapshotRepair)")
+  val SnapshotsUploaded = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotsUploaded", "ttlstore: snapshots uploaded by maintenance")
+  val SnapshotUploadLatencyMs = StateStoreCustomTimingMetric(
+    "ttlstoreSnapshotUploadLatencyMs", "ttlstore: time to upload snapshots (ms)")
+  val SnapshotBytesUploaded = StateStoreCustomSumMetric(
+    "ttlstoreSnapshotBytesUploaded", "ttlstore: snapshot bytes uploaded (new SSTs and metadata)")
+  val SstBytes = StateStoreCustomSizeMetric(
+    "ttlstoreSstBytes", "ttlstore: size of the live SST files")
+
+  val ExpiredRemovedOnAccess = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedOnAccess", "ttlstore: expired rows removed when a read met them")
+  val ExpiredRemovedBySweep = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedBySweep", "ttlstore: expired rows removed by the incremental sweep")
+  val ExpiredRemovedBeforeSnapshot = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedBeforeSnapshot",
+    "ttlstore: expired rows removed so that a snapshot holds none")
+  val SweepRowsExamined = StateStoreCustomSumMetric(
+    "ttlstoreSweepRowsExamined", "ttlstore: rows the sweep examined")
+  val ExpiredRowsStored = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRowsStored",
+    "ttlstore: rows expired but still stored (with the native filter: an estimate of those no compaction dropped yet)")
+  val RowsExpired = StateStoreCustomSumMetric(
+    "ttlstoreRowsExpired",
+    "ttlstore: rows that left numRowsTotal because they expired (every path: read, sweep, snapshot, filter)")
+  val ExpiredRemovedByFilter = StateStoreCustomSumMetric(
+    "ttlstoreExpiredRemovedByFilter",
+    "ttlstore: expired values the native compaction filter dropped (older versions of a key included)")
+  val CompactionsRequested = StateStoreCustomSumMetric(
+    "ttlstoreCompactionsRequested",
+    "ttlstore: compactions requested because many rows had expired")
+
+  val LegacyRowsRemaining = StateStoreCustomSumMetric(
+    "ttlstoreLegacyRowsRemaining",
+    "ttlstore: rows of an adopted checkpoint not yet upgraded (the store is in upgrade mode while > 0)")
+  val RowsUpgradedOnAccess = StateStoreCustomSumMetric(
+    "ttlstoreRowsUpgradedOnAccess", "ttlstore: legacy rows upgraded when a read or write met them")
+  val RowsUpgradedByCommit = StateStoreCustomSumMetric(
+    "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
+
+  val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
+    ChangelogsReplayed, SnapshotsRepaired, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
+    ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
+    ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
+    RowsUpgradedOnAccess, RowsUpgradedByCommit)
+
+  /** The custom metrics of one store version. */
+  def custom(
+      commit: CommitFigures,
+      load: LoadFigures,
+      sstBytes: Long,
+      expiry: ExpiryFigures,
+      expiredStored: Long,
+      legacyRows: Long,
+      upgrades: UpgradeFigures): Map[StateStoreCustomMetric, Long] = Map(
+    CommitLatencyMs -> commit.latencyMs,
+    ChangelogBytes -> commit.changelogBytes,
+    LoadLatencyMs -> load.latencyMs,
+    ChangelogsReplayed -> load.changelogsReplayed.toLong,
+    SnapshotsRepaired -> load.snapshotsRepaired.toLong,
+    SnapshotsUploaded -> commit.uploads.count,
+    SnapshotUploadLatencyMs -> commit.uploads.latencyMs,
+    SnapshotBytesUploaded -> commit.uploads.bytes,
+    SstBytes -> sstBytes,
+    ExpiredRemovedOnAccess -> expiry.onAccess,
+    ExpiredRemovedBySweep -> expiry.bySweep,
+    ExpiredRemovedBeforeSnapshot -> expiry.beforeSnapshot,
+    SweepRowsExamined -> expiry.examined,
+    ExpiredRemovedByFilter -> expiry.byFilter,
+    CompactionsRequested -> expiry.compactionsRequested,
+    ExpiredRowsStored -> expiredStored,
+    RowsExpired -> expiry.rowsExpired,
+    LegacyRowsRemaining -> legacyRows,
+    RowsUpgradedOnAccess -> upgrades.onAccess,
+    RowsUpgradedByCommit -> upgrades.byCommit)
+}

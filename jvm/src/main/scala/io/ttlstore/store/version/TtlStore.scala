@@ -1,0 +1,194 @@
+package io.ttlstore.store.version
+
+import org.apache.spark.TaskContext
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.types.StructType
+
+import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.spark.StoreAdapter
+import io.ttlstore.store.version.StoreLifecycle._
+import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
+import io.ttlstore.store.local.LocalStore
+
+/**
+ * One version of one store, opened for a task: Spark's `StateStore` over [[VersionRows]]. It checks
+ * Spark's lifecycle (updating, then committed, aborted or released), encodes keys, refuses what
+ * only transformWithState uses, and reports metrics; [[VersionRows]] holds the rows as TTL shows
+ * them. What the version needs it got at open ([[VersionSettings]]); it talks to the local copy
+ * and never back to its provider.
+ *
+ * Rows handed in are reused by Spark, so they are encoded (copied) at once.
+ */
+final class TtlStore(settings: VersionSettings, local: LocalStore) extends StoreAdapter with Logging {
+  private val rows = new VersionRows(settings, local)
+  private val keyCodec = settings.keyCodec
+  private var lifecycle: StoreLifecycle = Updating
+  private var committed = CommitFigures.Zero
+
+  // A snapshot at this version's commit flushes the memtables first: what earlier versions wrote
+  // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
+  if (settings.snapshotOnCommit && !settings.readOnly) Option(local.db).foreach(_.flushInBackground())
+
+  Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
+    if (lifecycle == Updating) abort()
+  })
+
+  override def id: StateStoreId = settings.storeId
+  override def version: Long = settings.version
+
+  /** "Now" for this version, fixed so that one batch sees one time. */
+  def now: Long = settings.now
+
+  override def toString: String = settings.toString
+
+  override def get(key: UnsafeRow, colFamilyName: String): UnsafeRow = {
+    checkFamily(colFamilyName)
+    checkOpen("get")
+    val stored = rows.read(keyCodec.encode(key), writable)
+    if (stored == null) null else valueRow(stored)
+  }
+
+  override def keyExists(key: UnsafeRow, colFamilyName: String): Boolean = {
+    checkFamily(colFamilyName)
+    checkOpen("keyExists")
+    rows.read(keyCodec.encode(key), writable, rememberFound = false) != null
+  }
+
+  override def iterator(colFamilyName: String): StateStoreIterator[UnsafeRowPair] = {
+    checkFamily(colFamilyName)
+    checkOpen("iterator")
+    rows.scan(None, renew = false, () => writable, keyCodec.decode, valueRow)
+  }
+
+  override def prefixScan(prefixKey: UnsafeRow, colFamilyName: String): StateStoreIterator[UnsafeRowPair] = {
+    checkFamily(colFamilyName)
+    checkOpen("prefixScan")
+    rows.scan(Some(keyCodec.encodePrefix(prefixKey)), renew = settings.policy.refreshesOnRead && writable,
+      () => writable, keyCodec.decode, valueRow)
+  }
+
+  override def put(key: UnsafeRow, value: UnsafeRow, colFamilyName: String): Unit = {
+    checkFamily(colFamilyName)
+    checkWritable("put")
+    require(value != null, "Cannot put a null value")
+    rows.put(keyCodec.encode(key), key, value)
+  }
+
+  override def remove(key: UnsafeRow, colFamilyName: String): Unit = {
+    checkFamily(colFamilyName)
+    checkWritable("remove")
+    rows.remove(keyCodec.encode(key))
+  }
+
+  override def commit(): Long = {
+    checkWritable("commit")
+    val start = System.nanoTime()
+    val newVersion = settings.version + 1
+    try {
+      val wasUpgrading = rows.legacyRows > 0
+      val record = rows.prepareCommit()
+      local.persistAdoption()
+      val bytes = rows.commit(record)
+      lifecycle = Committed
+      if (wasUpgrading && rows.legacyRows == 0) {
+        logInfo(s"${settings.storeId} left upgrade mode at version $newVersion: every adopted row is upgraded")
+      }
+      if (settings.snapshotOnCommit) local.snapshotQuietly(newVersion)
+      settings.commitValidation.foreach(conf => CoordinatorBridge.committed(newVersion, id, conf))
+      committed = CommitFigures(bytes, (System.nanoTime() - start) / 1000000L, local.takeSnapshotUploads())
+      newVersion
+    } catch {
+      case e: Throwable => throw TtlStoreErrors.commitFailed(toString, newVersion, e)
+    }
+  }
+
+  /** Undoes an updating version (also after a failed commit); a committed one stays committed. */
+  override def abort(): Unit = {
+    rows.closeCursors()
+    if (lifecycle == Updating) {
+      lifecycle = Aborted
+      rows.discard()
+    }
+  }
+
+  override def release(): Unit = {
+    rows.closeCursors()
+    if (lifecycle == Updating) {
+      if (rows.changed) abort() else lifecycle = Released
+    }
+  }
+
+  override def hasCommitted: Boolean = lifecycle == Committed
+
+  override def metrics: StateStoreMetrics = {
+    val db = Option(local.db).filterNot(_.isClosed)
+    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L),
+      StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
+        rows.expiredStored, rows.legacyRows, rows.upgrades))
+  }
+
+  /**
+   * The committed version and, under checkpoint format v2, the checkpoint id it was committed under
+   * and the id of the version it was built on: Spark's commit log records them, and the next batch
+   * loads that id.
+   */
+  override def getStateStoreCheckpointInfo(): StateStoreCheckpointInfo =
+    StateStoreCheckpointInfo(settings.storeId.partitionId, settings.version + 1,
+      settings.checkpointId.filter(_ => hasCommitted), settings.loadedCheckpointId)
+
+  override def allColumnFamilyNames: Set[String] = Set(TtlStore.DefaultColumnFamily)
+
+  // ---- members that only transformWithState and join state formats 3/4 use ----
+
+  override def createColFamilyIfAbsent(
+      colFamilyName: String,
+      keySchema: StructType,
+      valueSchema: StructType,
+      keyStateEncoderSpec: KeyStateEncoderSpec,
+      useMultipleValuesPerKey: Boolean,
+      isInternal: Boolean): Unit = refuse("column families")
+  override def removeColFamilyIfExists(colFamilyName: String): Boolean = refuse("column families")
+  override def putList(key: UnsafeRow, values: Array[UnsafeRow], colFamilyName: String): Unit =
+    refuse("putList")
+  override def merge(key: UnsafeRow, value: UnsafeRow, colFamilyName: String): Unit = refuse("merge")
+  override def mergeList(key: UnsafeRow, values: Array[UnsafeRow], colFamilyName: String): Unit =
+    refuse("mergeList")
+  override def valuesIterator(key: UnsafeRow, colFamilyName: String): Iterator[UnsafeRow] =
+    refuse("multiple values per key")
+  override def prefixScanWithMultiValues(
+      prefixKey: UnsafeRow, colFamilyName: String): StateStoreIterator[UnsafeRowPair] =
+    refuse("multiple values per key")
+  override def iteratorWithMultiValues(colFamilyName: String): StateStoreIterator[UnsafeRowPair] =
+    refuse("multiple values per key")
+
+  private def refuse(what: String): Nothing = throw TtlStoreErrors.unsupportedByClassicStores(what)
+
+  private def writable: Boolean = !settings.readOnly && lifecycle == Updating
+
+  private def valueRow(stored: Array[Byte]): UnsafeRow =
+    KeyCodec.rowAt(settings.valueFields, stored, TimestampedValue.rowOffset, TimestampedValue.rowLength(stored))
+
+  private def checkFamily(name: String): Unit =
+    if (name != TtlStore.DefaultColumnFamily) refuse(s"the column family '$name'")
+
+  private def checkOpen(operation: String): Unit =
+    if (lifecycle == Aborted || lifecycle == Released) {
+      throw TtlStoreErrors.storeNotUpdating(operation, toString, lifecycle.name)
+    }
+
+  private def checkWritable(operation: String): Unit = {
+    if (settings.readOnly) throw TtlStoreErrors.readOnlyStore(operation, toString)
+    if (lifecycle != Updating) throw TtlStoreErrors.storeNotUpdating(operation, toString, lifecycle.name)
+  }
+}
+
+object TtlStore {
+
+  /**
+   * The one column family of a classic operator's store: what Spark 4.x names
+   * `StateStore.DEFAULT_COL_FAMILY_NAME` and Spark 3.5, which has no column families, implies.
+   */
+  val DefaultColumnFamily: String = "default"
+}

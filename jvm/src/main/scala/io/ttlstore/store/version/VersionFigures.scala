@@ -1,0 +1,56 @@
+package io.ttlstore.store.version
+
+import io.ttlstore.checkpoint.SnapshotUploader
+
+// What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
+// rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
+
+/**
+ * How long the load of `version` took, how many changelogs it replayed, and whether it was built
+ * around a snapshot that failed to load (autoSnapshotRepair).
+ */
+final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int, snapshotsRepaired: Int = 0, version: Long = -1L)
+
+object LoadFigures {
+  val Zero: LoadFigures = LoadFigures(0L, 0)
+
+  /**
+   * What a version reports after `load`: Spark may ask for the version just loaded again (a read
+   * store, then a write store), and that finds it built: the figures stay those of the load that built it.
+   */
+  def after(previous: LoadFigures, load: LoadFigures): LoadFigures =
+    if (load.changelogsReplayed == 0 && load.snapshotsRepaired == 0 && load.version == previous.version) previous
+    else load
+}
+
+/** What a commit did, and the snapshot uploads maintenance finished since the previous commit. */
+final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload)
+
+object CommitFigures {
+  val Zero: CommitFigures = CommitFigures(0L, 0L, SnapshotUploader.Upload.Zero)
+}
+
+/** Expired rows one version removed, by path, and rows the sweep examined. */
+final class ExpiryFigures {
+  var onAccess = 0L
+  var bySweep = 0L
+  var beforeSnapshot = 0L
+  var examined = 0L
+  var byFilter = 0L
+
+  /** Rows uncounted at commit because they are certainly expired (native filter stores). */
+  var uncounted = 0L
+
+  /** Of `onAccess`, the rows an earlier commit had already uncounted (native filter stores). */
+  var onAccessUncounted = 0L
+  var compactionsRequested = 0L
+
+  /** Rows that left numRowsTotal because they expired, by every path, each once. */
+  def rowsExpired: Long = onAccess - onAccessUncounted + bySweep + beforeSnapshot + uncounted
+}
+
+/** Legacy rows one version upgraded, by path. */
+final class UpgradeFigures {
+  var onAccess = 0L
+  var byCommit = 0L
+}
