@@ -115,6 +115,17 @@ lazy val buildProperties = Def.task {
   Seq(out)
 }
 
+/** io.ttlstore.spark.LineCapabilities of the line, from jvm/spark/<line>.capabilities (project/SparkLines.scala). */
+lazy val lineCapabilities = Def.task {
+  val l = sparkLine.value
+  val source = (ThisBuild / baseDirectory).value / "jvm" / "spark" / s"${l.line}.capabilities"
+  if (!source.isFile) sys.error(s"Spark ${l.line} has no $source: write its capabilities there")
+  val out = (Compile / sourceManaged).value / "io" / "ttlstore" / "spark" / "LineCapabilities.scala"
+  val text = Capabilities.scalaSource(l.line, source)
+  if (!out.isFile || IO.read(out) != text) IO.write(out, text)
+  Seq(out)
+}
+
 def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
   .settings(
     sparkLine := l,
@@ -159,6 +170,7 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     // io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform picks the folder at run time).
     Compile / resourceGenerators += nativeFilter.taskValue,
     Compile / resourceGenerators += buildProperties.taskValue,
+    Compile / sourceGenerators += lineCapabilities.taskValue,
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // scala-library is a compile dependency only: `package` writes a plain jar of our classes, and
     // Spark brings its own Scala at run time.

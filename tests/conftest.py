@@ -68,15 +68,23 @@ PYSPARK_SHIPS_RUNNING_SCALA = any(
     row.line == RUNNING_LINE and row.scala == RUNNING_SCALA and row.from_pyspark for row in SPARK_LINES)
 
 
-def running_line_at_least(line: str) -> bool:
-    """Whether the line under test is ``line`` or later (for what differs per line)."""
-    return _line_number(RUNNING_LINE) >= _line_number(line)
+def read_capabilities(line: str) -> dict[str, bool | str]:
+    """``jvm/spark/<line>.capabilities``: what a Spark line has that ttlstore's code and tests ask about
+    (the build generates ``io.ttlstore.spark.LineCapabilities`` from the same file; what each key means is
+    in ``project/SparkLines.scala``). true and false read as booleans, any other value as a word."""
+    pairs = [line_text.split("=", 1) for line_text in (ROOT / "jvm" / "spark" / f"{line}.capabilities").read_text().splitlines()
+             if line_text.strip() and not line_text.startswith("#")]
+    return {k.strip(): {"true": True, "false": False}.get(v.strip(), v.strip()) for k, v in pairs}
 
 
+#: What the Spark line under test has.
+CAPABILITIES = read_capabilities(RUNNING_LINE)
 #: What Spark 4.0 brought and Spark 3.5 lacks, so that ttlstore refuses it by name there
 #: (test_spark_lines.py): the state data source (``format("statestore")``, which ``read_state`` wraps),
 #: checkpoint format v2, and the operator metadata offline repartition reads.
-HAS_STATE_READER = HAS_FORMAT_V2 = HAS_OPERATOR_METADATA = running_line_at_least("4.0")
+HAS_STATE_READER = bool(CAPABILITIES["stateReader"])
+HAS_FORMAT_V2 = bool(CAPABILITIES["checkpointFormatV2"])
+HAS_OPERATOR_METADATA = bool(CAPABILITIES["operatorMetadata"])
 NOT_IN_SPARK_3_5 = "Spark 3.5 lacks it; test_spark_lines.py asserts the refusal by name"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SPARK_LINES, adapter_dirs
+from conftest import ROOT, SPARK_LINES, adapter_dirs, read_capabilities
 
 JVM = ROOT / "jvm"
 MAIN = JVM / "src" / "main" / "scala"
@@ -169,6 +169,13 @@ def test_the_root_package_keeps_only_the_names_spark_and_users_pin():
     root = {p.name for p, s in _sources(*BUILDS[-1]).items() if _package(s) == "io.ttlstore"}
     assert root == {"TtlStateStoreProvider.scala", "TtlStoreExtensions.scala", "QueryStartCheck.scala",
                     "CheckpointInspector.scala", "InspectMain.scala", "RepartitionMain.scala", "MigrateMain.scala"}
+
+
+def test_every_line_has_a_capabilities_file_with_the_same_keys_as_every_other():
+    keys = {line: list(read_capabilities(line)) for line in LINES}
+    assert all(k == keys[LINES[-1]] for k in keys.values()), keys
+    assert "checkpointFormatV2" in keys[LINES[-1]]
+    assert sorted(p.stem for p in (JVM / "spark").glob("*.capabilities")) == sorted(LINES)
 
 
 def test_the_architecture_pages_adapter_table_names_every_adapter_and_the_directories_it_lives_in():

@@ -27,13 +27,13 @@ from ttl_rounds import EVENTS, clock_at, rows
 import ttlstore
 
 from conftest import (
+    CAPABILITIES,
     HAS_FORMAT_V2,
     NOT_IN_SPARK_3_5,
     ROCKSDB_PROVIDER,
     TTL_PROVIDER,
     core_params,
     run_rounds,
-    running_line_at_least,
     unload_state_stores,
 )
 
@@ -48,8 +48,8 @@ V2 = {FORMAT_KEY: "2", "spark.sql.streaming.stateStore.rocksdb.changelogCheckpoi
 #: commit log in the session's format (INVALID_LOG_VERSION otherwise). Spark 4.0's never: it passes
 #: no checkpoint ids (Spark's RocksDB provider then looks for `<version>.changelog`; ttlstore
 #: refuses by name).
-READER_READS_V2 = running_line_at_least("4.1")
-READER_READS_TTLSTORE_V2_IN_ANY_SESSION = running_line_at_least("4.2")
+READER_READS_V2 = CAPABILITIES["stateReaderReadsFormatV2"]
+READER_READS_TTLSTORE_V2_IN_ANY_SESSION = CAPABILITIES["stateReaderFollowsTtlstoreIdsInAnySession"]
 READER_REFUSALS = {"rocksdb": "CANNOT_LOAD_STATE_STORE", "ttlstore": "CHECKPOINT_ID_MISSING"}
 
 
@@ -191,17 +191,19 @@ def test_a_restart_in_the_other_checkpoint_format_does_what_spark_s_rocksdb_prov
 ):
     theirs, ours = (restarted_in_the_other_format(spark, tmp_path / label, provider, started, restarted)
                     for label, provider in (("rocksdb", ROCKSDB_PROVIDER), ("ttlstore", TTL_PROVIDER)))
-    if running_line_at_least("4.3"):
+    restart = CAPABILITIES["restartInOtherCheckpointFormat"]
+    if restart == "pinned":
         # The commit log pins the format: the restart runs on in the first one, silently.
         assert isinstance(theirs, tuple) and isinstance(ours, tuple), (theirs, ours)
         assert ours[0] == theirs[0] == [[("a", 1), ("b", 1)], [("a", 2)], [("a", 3), ("c", 1)], [("b", 2)]]
         assert len(ours[1]) >= 4 and all(("_" in n) == (started == "2") for n in ours[1]), ours[1]
-    elif running_line_at_least("4.2"):
+    elif restart == "session":
         # Spark 4.2 runs the restart in the session's format on state of the other: its batch fails
         # in the stores (Spark's RocksDB provider without a name), committing nothing.
         assert isinstance(theirs, str) and isinstance(ours, str), (theirs, ours)
         assert re.search("CHECKPOINT_ID_MISSING|CHECKPOINT_FORMAT_MISMATCH", ours), ours
     else:
+        assert restart == "refused", restart
         # Spark 4.0 and 4.1 refuse the restart: the commit log is in the other format.
         assert "INVALID_LOG_VERSION" in str(theirs) and "INVALID_LOG_VERSION" in str(ours), (theirs, ours)
 
@@ -222,7 +224,7 @@ def test_a_streaming_global_limit_in_format_v2_runs_where_spark_s_rocksdb_provid
 ):
     theirs, ours = (limited(spark, tmp_path / label, provider)
                     for label, provider in (("rocksdb", ROCKSDB_PROVIDER), ("ttlstore", TTL_PROVIDER)))
-    if running_line_at_least("4.1"):
+    if not CAPABILITIES["globalLimitFailsInFormatV2"]:
         assert ours == theirs and len(sum(ours, [])) == 3, (theirs, ours)
     else:
         # Spark 4.0's driver asserts one checkpoint id per shuffle partition after the batch, and the
@@ -261,7 +263,7 @@ def test_under_format_v2_retention_deletes_old_versions_and_keeps_the_retained_o
 
 
 @pytest.mark.every_line
-@pytest.mark.skipif(not running_line_at_least("4.1"), reason="Spark 4.0's StateStore.stop(), which unloads the stores "
+@pytest.mark.skipif(bool(CAPABILITIES["storeStopMayDeadlock"]), reason="Spark 4.0's StateStore.stop(), which unloads the stores "
                     "before the damage, can deadlock with its own maintenance thread (both take its providers' lock)")
 def test_under_format_v2_a_damaged_snapshot_is_repaired_around_as_spark_s_autosnapshotrepair_asks(
     spark: SparkSession, tmp_path: Path

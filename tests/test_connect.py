@@ -18,9 +18,9 @@ import pytest
 
 import ttlstore
 
-from conftest import ROOT, run_script, running_line_at_least
+from conftest import CAPABILITIES, ROOT, run_script
 
-pytestmark = pytest.mark.skipif(not running_line_at_least("4.0"),
+pytestmark = pytest.mark.skipif(not CAPABILITIES["connectServer"],
                                 reason="pyspark 3.5 ships no Connect server (its jar is a package of its own)")
 
 

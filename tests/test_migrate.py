@@ -21,6 +21,7 @@ from ttl_rounds import EVENTS, rows
 import ttlstore
 
 from conftest import (
+    CAPABILITIES,
     HAS_FORMAT_V2,
     HAS_OPERATOR_METADATA,
     HDFS_PROVIDER,
@@ -30,7 +31,6 @@ from conftest import (
     core_params,
     run_rounds,
     run_script,
-    running_line_at_least,
 )
 
 CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
@@ -208,7 +208,7 @@ def test_a_checkpoint_of_spark_s_rocksdb_provider_in_format_v2_is_refused_and_le
 
 
 @pytest.mark.every_line
-@pytest.mark.skipif(not running_line_at_least("4.2"), reason="row checksums came with Spark 4.2 (4.1 has no such setting)")
+@pytest.mark.skipif(not CAPABILITIES["rowChecksums"], reason="row checksums came with Spark 4.2 (4.1 has no such setting)")
 def test_a_checkpoint_written_with_spark_s_row_checksums_is_refused_and_left_untouched(
     spark: SparkSession, tmp_path: Path
 ):

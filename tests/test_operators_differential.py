@@ -17,17 +17,17 @@ from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows,
 from pyspark.sql import SparkSession
 
 from conftest import (
+    CAPABILITIES,
     HAS_FORMAT_V2,
     HDFS_PROVIDER,
     ROCKSDB_PROVIDER,
     TTL_PROVIDER,
     core_params,
-    running_line_at_least,
 )
 
 #: The scenarios Spark's RocksDB provider runs in format v2 on the line under test: Spark 4.0 fails
 #: a streaming global limit in format v2, whichever the provider (test_checkpoint_v2.py asserts it).
-V2_SCENARIOS = [s for s in SCENARIOS if s.name != "streaming global limit" or running_line_at_least("4.1")]
+V2_SCENARIOS = [s for s in SCENARIOS if s.name != "streaming global limit" or not CAPABILITIES["globalLimitFailsInFormatV2"]]
 
 
 @pytest.mark.skipif(not HAS_FORMAT_V2, reason="Spark 3.5 has no checkpoint format v2 (ttlstore refuses the setting "

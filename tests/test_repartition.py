@@ -24,12 +24,12 @@ from state_scenarios import SCENARIOS
 import ttlstore
 
 from conftest import (
+    CAPABILITIES,
     HAS_OPERATOR_METADATA,
     NOT_IN_SPARK_3_5,
     ROCKSDB_PROVIDER,
     TTL_PROVIDER,
     run_rounds,
-    running_line_at_least,
     unload_state_stores,
 )
 
@@ -140,7 +140,8 @@ def test_an_unfinished_repartition_stops_the_query_and_is_finished_by_the_same_c
         (checkpoint / "commits" / name).unlink()
 
     # Spark 4.2 and later find it at restart; before, ttlstore's query check does, at the first batch.
-    found_by = "STREAMING_UNFINISHED_REPARTITION_DETECTED" if running_line_at_least("4.2") else "REPARTITION_UNFINISHED"
+    found_by = ("STREAMING_UNFINISHED_REPARTITION_DETECTED" if CAPABILITIES["checksUnfinishedRepartition"]
+                else "REPARTITION_UNFINISHED")
     with pytest.raises(StreamingQueryException, match=found_by):
         run(spark, tmp_path, "aggregation without watermark", 2, 3)
     with pytest.raises(ttlstore.RepartitionError) as refused:

@@ -20,7 +20,7 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 from ttl_rounds import EVENTS, rows
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, run_rounds, running_line_at_least
+from conftest import CAPABILITIES, HDFS_PROVIDER, TTL_PROVIDER, run_rounds
 
 P = "spark.sql.streaming.stateStore."
 
@@ -93,7 +93,7 @@ def test_spark_s_state_schema_check_fails_a_changed_query_on_ttlstore_as_on_spar
     assert schema_change_failure(spark, TTL_PROVIDER, tmp_path / "ttlstore") == expected
 
 
-@pytest.mark.skipif(not running_line_at_least("4.0"), reason="the encoding format came with Spark 4.0")
+@pytest.mark.skipif(not CAPABILITIES["encodingFormat"], reason="the encoding format came with Spark 4.0")
 def test_spark_refuses_the_avro_encoding_for_classic_operators_whichever_the_provider(spark: SparkSession, tmp_path: Path):
     for provider in (HDFS_PROVIDER, TTL_PROVIDER):
         with pytest.raises(Exception, match="encoding format as avro is not supported for operator=aggregation"):

@@ -7,6 +7,5 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreConf
  * and ttlstore refuses `checkpointFormatVersion=2` by name, as 3.5 would ignore it silently.
  */
 object CheckpointFormatV2 {
-  val exists: Boolean = false
   def enabled(conf: StateStoreConf): Boolean = false
 }

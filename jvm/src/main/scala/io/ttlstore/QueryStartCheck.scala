@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
-import io.ttlstore.spark.{CheckpointFormatV2, GlobalLimitInFormatV2, RealTimeMode, UnfinishedRepartition}
+import io.ttlstore.spark.{LineCapabilities, RealTimeMode}
 import io.ttlstore.spark.SparkClasses.{StatefulOperator, StreamingSymmetricHashJoinExec}
 import io.ttlstore.store.nativelib.NativeFilter
 
@@ -17,7 +17,7 @@ import io.ttlstore.store.nativelib.NativeFilter
  * planned and before any task runs: the query is not in Real-Time Mode (Spark 4.3 allows it only
  * on its own RocksDB provider, see [[TtlStoreErrors.realTimeModeNotServed]]), every value parses,
  * operator- and store-scoped keys name operators and stores the query has, on Spark 4.0 no global
- * limit runs in checkpoint format v2 ([[GlobalLimitInFormatV2]]), no stream-stream join gets TTL
+ * limit runs in checkpoint format v2 (`LineCapabilities.globalLimitFailsInFormatV2`), no stream-stream join gets TTL
  * unless allowed, on Spark before 4.2 the checkpoint does not end in an unfinished `ttlstore
  * repartition`, and with
  * `nativeFilter.enabled=true` the native filter loads (in the driver's JVM; executors check again). Without
@@ -89,11 +89,11 @@ object QueryStartCheck {
   private val runsChecked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   /**
-   * On a Spark line that does not look itself ([[UnfinishedRepartition]]): fails the first batch of
-   * a run whose checkpoint ends in a repartition that did not finish, before any task runs.
+   * On a Spark line that does not look itself (`LineCapabilities.checksUnfinishedRepartition`): fails
+   * the first batch of a run whose checkpoint ends in a repartition that did not finish, before any task runs.
    */
   private def checkNoUnfinishedRepartition(session: SparkSession, op: Operator): Unit =
-    if (!UnfinishedRepartition.checkedBySpark && op.stateDir.nonEmpty && !runsChecked.contains(op.runId)) {
+    if (!LineCapabilities.checksUnfinishedRepartition && op.stateDir.nonEmpty && !runsChecked.contains(op.runId)) {
       // Spark 4.0 and 4.1 also plan with a state location that names no checkpoint: nothing to read there.
       val checkpoint = checkpointOf(op.stateDir)
       if (checkpoint.nonEmpty && runsChecked.add(op.runId)) {
@@ -119,11 +119,12 @@ object QueryStartCheck {
           if (RealTimeMode.runs(plan)) {
             throw TtlStoreErrors.realTimeModeNotServed(checkpointOf(ops.head.stateDir))
           }
-          if (!GlobalLimitInFormatV2.runs && ops.exists(_.name == "StreamingGlobalLimit") &&
+          if (LineCapabilities.globalLimitFailsInFormatV2 && ops.exists(_.name == "StreamingGlobalLimit") &&
             conf.getConfString(ConfigKey.SparkCheckpointFormatKey, "1") == "2") {
             throw LineErrors.globalLimitInFormatV2(checkpointOf(ops.head.stateDir), session.version)
           }
-          if (!CheckpointFormatV2.exists && conf.getConfString(ConfigKey.SparkCheckpointFormatKey, "1") == "2") {
+          if (!LineCapabilities.checkpointFormatV2 && conf.getConfString(ConfigKey.SparkCheckpointFormatKey,
+              "1") == "2") {
             throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, session.version)
           }
           check(confs, ops)

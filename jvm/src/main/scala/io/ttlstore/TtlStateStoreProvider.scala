@@ -12,7 +12,7 @@ import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.spark.{CheckpointFormatV2, SparkClasses}
+import io.ttlstore.spark.{CheckpointFormatV2, LineCapabilities, SparkClasses}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 import io.ttlstore.store.codec.{KeyCodec, LegacyKeys}
 import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalStore, SnapshotUploadReport, StoreMaintenance}
@@ -67,7 +67,8 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       stateSchemaProvider: Option[StateSchemaProvider]): Unit = {
     if (useColumnFamilies) throw TtlStoreErrors.unsupportedByClassicStores("column families")
     if (useMultipleValuesPerKey) throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key")
-    if (!CheckpointFormatV2.exists && storeConf.sqlConfs.get(ConfigKey.SparkCheckpointFormatKey).contains("2")) {
+    if (!LineCapabilities.checkpointFormatV2 && storeConf.sqlConfs.get(ConfigKey.SparkCheckpointFormatKey).contains(
+        "2")) {
       throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, org.apache.spark.SPARK_VERSION)
     }
     this.id = stateStoreId

@@ -53,6 +53,12 @@ class ChangelogSuite extends AnyFunSuite {
     }
   }
 
+  test("docs/checkpoint-format.md is titled with the format version the writers write") {
+    val page =
+      new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("docs/checkpoint-format.md")), "UTF-8")
+    assert(page.linesIterator.next() == s"# Checkpoint format (format version ${CheckpointFiles.FormatVersion})")
+  }
+
   test("the header names the format and the codec in plain bytes") {
     withTempDir { dir =>
       val bytes = Files.readAllBytes(write(dir, "zstd")(_ => ()).toPath)
