@@ -48,7 +48,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-ladder bench-line chaos soak docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-line chaos soak docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -56,7 +56,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
-	test-python test-lines test-suites test-matrix demo bench bench-ladder bench-line chaos soak docs clean
+	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-line chaos soak docs clean
 
 all: install
 
@@ -354,15 +354,21 @@ soak: install
 	done
 	PYTHONPATH=tests/chaos $(PY) tests/chaos/soak_report.py
 
-# make bench writes docs/benchmarks.md, make bench-ladder docs/ladders.md (50 to 80 minutes here): each page
-# whole from one run, with the commit measured.
+# make bench writes docs/benchmarks.md (the headline: the write path at 2 shuffle partitions against Spark's
+# providers, to measure a change by while it is made), make bench-sweep docs/benchmarks-sweep.md (everything
+# else, with the store-level benches first), make bench-ladder docs/ladders.md: each page whole from one run,
+# with the commit measured.
 bench: install
+	mkdir -p bench-output
+	$(PY) bench/run_bench.py
+
+bench-sweep: install
 	mkdir -p bench-output
 	$(SBT) -error "$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.TtlOverheadBench bench-output/ttl-overhead.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.ExpiryCpuBench bench-output/expiry-cpu.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.DiskChurnBench bench-output/disk-churn.json" \
 		"$(DEV_PROJECT)/Test/runMain io.ttlstore.bench.AdoptionBench bench-output/adoption.json"
-	$(PY) bench/run_bench.py
+	$(PY) bench/run_bench.py --sweep
 
 bench-ladder: install
 	mkdir -p bench-output

@@ -18,10 +18,12 @@ Workloads (local[2], `rate-micro-batch` source, exactly ROWS_PER_BATCH rows per 
 - writepath: aggregation, dropDuplicates and a mixed workload on all five providers, interleaved,
   against a stateless ceiling, at 2 and 8 shuffle partitions (bench/write_path.py).
 
-`make bench` runs every workload but aggregation and dropDuplicates, which the write path runs
-(they stay for `make bench-line`), and the ladders, which `make bench-ladder` runs into their own
-page (docs/ladders.md): each page comes whole from one run, dated, with the commit measured, and
-shows only what that run measured (with the store-level figures `make bench` writes first).
+`make bench` runs the headline alone, the write path at 2 shuffle partitions, into docs/benchmarks.md:
+what a change is measured by while it is being made. `make bench-sweep` runs the rest (churn, memory,
+latency, executor loss, repartition, TTL's cost, the write path at 8 partitions) into
+docs/benchmarks-sweep.md, with the store-level figures it writes first; `make bench-ladder` the ladders
+into docs/ladders.md. aggregation and dropDuplicates alone stay for `make bench-line`. Each page comes
+whole from one run, dated, with the commit measured, and shows only what that run measured.
 
 ttlstore runs on aggregation and dropDuplicates with TTL off and with TTL on but nothing expiring
 (1 day), REPEATS times each, interleaved; the table shows the median run, since the difference
@@ -88,7 +90,14 @@ PROVIDERS = {
 }
 WORKLOADS = ("aggregation", "dropDuplicates", "churn", "ladder", "memory", "latency", "executorloss", "repartition",
              "ttlcost", "writepath")
-DEFAULT_WORKLOADS = tuple(w for w in WORKLOADS if w not in ("aggregation", "dropDuplicates", "ladder"))
+#: `make bench`, the headline to measure a change by while it is being made (under half an hour here):
+#: the write path at 2 shuffle partitions against Spark's providers.
+HEADLINE_WORKLOADS = ("writepath",)
+HEADLINE_WRITE_PATH_PARTITIONS = (2,)
+#: `make bench-sweep`: everything else the bench measures (its own page).
+SWEEP_WORKLOADS = ("churn", "memory", "latency", "executorloss", "repartition", "ttlcost", "writepath")
+SWEEP_WRITE_PATH_PARTITIONS = (8,)
+SWEEP_REPORT = ROOT / "docs" / "benchmarks-sweep.md"
 LADDER_REPORT = ROOT / "docs" / "ladders.md"
 # Workloads with their own runner and result file (bench-output/<name>.json).
 SEPARATE = ("ladder", "memory", "latency", "executorloss", "repartition", "ttlcost", "writepath")
@@ -252,12 +261,16 @@ def page_header(title: str, target: str) -> list[str]:
 def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str, list[float]]) -> str:
     if list(args.workloads) == ["ladder"]:
         return "\n".join(page_header("Size ladders", "make bench-ladder") + ladder_report(args)) + "\n"
-    target = "make bench" if LINE == DEV_LINE else f"make bench-line BENCH_LINE={LINE}"
+    target = ("make bench-sweep" if args.sweep else "make bench") if LINE == DEV_LINE else f"make bench-line BENCH_LINE={LINE}"
     others = [f"[{p.stem.removeprefix('benchmarks-spark-')}]({p.name})"
               for p in sorted((ROOT / "docs").glob("benchmarks-spark-*.md"))] if LINE == DEV_LINE else []
+    title = "Benchmarks: the sweep" if args.sweep else "Benchmarks"
     lines = [
-        *page_header("Benchmarks" + ("" if LINE == DEV_LINE else f" on Spark {LINE}"), target),
-        *([f"The other Spark lines: {', '.join(others)} (`make bench-line`). The size ladders, as the state grows "
+        *page_header(title + ("" if LINE == DEV_LINE else f" on Spark {LINE}"), target),
+        *([("The headline, the write path at 2 shuffle partitions: [benchmarks.md](benchmarks.md) (`make bench`)."
+            if args.sweep else "Everything else `make bench-sweep` measures: [benchmarks-sweep.md](benchmarks-sweep.md)."),
+           "",
+           f"The other Spark lines: {', '.join(others)} (`make bench-line`). The size ladders, as the state grows "
            "to 4M keys per store: [ladders.md](ladders.md) (`make bench-ladder`).", ""] if LINE == DEV_LINE else []),
     ]
     if any(r["workload"] in ("aggregation", "dropDuplicates") for r in results):
@@ -320,11 +333,10 @@ def write_report(results: list[dict], args: argparse.Namespace, pairs: dict[str,
     lines += separate_report("executorloss", lambda results: executor_loss.report(results, PROVIDERS), args)
     lines += separate_report("repartition", lambda results: repartition_time.report(results, PROVIDERS), args)
     lines += separate_report("ttlcost", ttl_cost.report, args)
-    lines += overhead_report()
+    # The store-level benches run before the sweep (make bench-sweep), into bench-output/.
+    lines += overhead_report() if args.sweep else []
     lines += churn_report(results, args)
-    lines += disk_churn_report()
-    lines += expiry_cpu_report()
-    lines += adoption_report()
+    lines += disk_churn_report() + expiry_cpu_report() + adoption_report() if args.sweep else []
     lines += [
         "Memory is what each provider reports as `memoryUsedBytes`: the HDFS provider estimates its",
         "in-memory maps; Spark's RocksDB provider reports memtables and table readers (its block cache",
@@ -529,8 +541,12 @@ def main() -> None:
     parser.add_argument("--churn-batches", type=int, default=45)
     parser.add_argument("--churn-rows-per-batch", type=int, default=50_000)
     parser.add_argument("--churn-ttl", default="8 seconds")
-    parser.add_argument("--workloads", nargs="*", default=list(DEFAULT_WORKLOADS), choices=WORKLOADS)
-    parser.add_argument("--write-path-partitions", nargs="*", type=int, default=list(write_path.PARTITIONS))
+    parser.add_argument("--workloads", nargs="*", choices=WORKLOADS,
+                        help=f"default: {' '.join(HEADLINE_WORKLOADS)} (with --sweep: {' '.join(SWEEP_WORKLOADS)})")
+    parser.add_argument("--sweep", action="store_true",
+                        help=f"everything but the headline, into {SWEEP_REPORT.relative_to(ROOT)} (make bench-sweep)")
+    parser.add_argument("--write-path-partitions", nargs="*", type=int,
+                        help=f"default: {HEADLINE_WRITE_PATH_PARTITIONS} (with --sweep: {SWEEP_WRITE_PATH_PARTITIONS})")
     parser.add_argument("--write-path-repeats", type=int, default=write_path.REPEATS)
     parser.add_argument("--ladder-workloads", nargs="*", default=list(ladders.LADDER_SIZES))
     parser.add_argument("--ladder-partitions", type=int, default=2)
@@ -542,7 +558,12 @@ def main() -> None:
     parser.add_argument("--merge", action="store_true",
                         help="keep bench-output/results.json's results of the workloads not run now")
     args = parser.parse_args()
-    args.report = args.report or str(LADDER_REPORT if args.workloads == ["ladder"] else REPORT)
+    args.workloads = args.workloads or list(SWEEP_WORKLOADS if args.sweep else HEADLINE_WORKLOADS)
+    args.write_path_partitions = args.write_path_partitions or list(
+        SWEEP_WRITE_PATH_PARTITIONS if args.sweep else HEADLINE_WRITE_PATH_PARTITIONS)
+    sweep_report = SWEEP_REPORT if LINE == DEV_LINE else REPORT
+    args.report = args.report or str(LADDER_REPORT if args.workloads == ["ladder"] else
+                                     sweep_report if args.sweep else REPORT)
 
     if args.one:
         result = run_one(args.one[0], args.one[1], args.batches, args.rows_per_batch, args.agg_keys, args.partitions,
