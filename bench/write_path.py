@@ -5,6 +5,9 @@ Workloads (local[2], `rate-micro-batch` source, ROWS_PER_BATCH rows per micro-ba
   batches bring new keys, the second half update them;
 - dropDuplicates: every row a new key;
 - mixed: count per key, half the rows new keys, half keys of a pool of MIXED_POOL already stored;
+- steady: dropDuplicates filled to STEADY_KEYS_PER_STORE keys per store, then batches whose every row
+  is a key already stored (the steady state of a deduplication); its figures count the last
+  STEADY_BATCHES batches only;
 - ceiling: the same source, shuffle (by key, into the same partitions) and `noop` sink with no
   state: what the query costs without a state store, so that `1 - ceiling / batch` is the state's
   share of a provider's batch time.
@@ -35,11 +38,17 @@ ROWS_PER_BATCH = 200_000
 BATCHES = 10
 AGG_KEYS = 1_000_000
 MIXED_POOL = 100_000
+STEADY_KEYS_PER_STORE = 1_000_000
+STEADY_WARMUP = 2
+STEADY_BATCHES = 8
 PARTITIONS = (2, 8)
 REPEATS = 3
 WORKLOADS = ("aggregation", "dropDuplicates", "mixed")
+STEADY = "steady"
 CEILING = "ceiling"
 WRITE_PATH_PROVIDERS = ("hdfs", "rocksdb", "rocksdb-changelog", "ttlstore", "ttlstore-ttl")
+#: The headline's (make bench): ttlstore as the goals measure it, TTL on, against the two bases.
+HEADLINE_PROVIDERS = ("hdfs", "rocksdb-changelog", "ttlstore-ttl")
 # Rows/s are set against these two: Spark's RocksDB provider as its users run it for speed, and its
 # in-memory provider, which keeps every row on the JVM heap.
 BASES = ("rocksdb-changelog", "hdfs")
@@ -59,6 +68,8 @@ def query(spark, source, workload: str, partitions: int):  # type: ignore[no-unt
         # first batch fills.
         key = F.when(value % 2 == 0, value).otherwise(-(value % MIXED_POOL) - 1)
         return source.select(key.alias("key")).groupBy("key").count(), "update"
+    if workload == STEADY:
+        return source.select((value % (STEADY_KEYS_PER_STORE * partitions)).alias("key")).dropDuplicates(["key"]), "append"
     return source.select(value.alias("key")).repartition(partitions, "key"), "append"
 
 
@@ -84,39 +95,46 @@ def run_one(workload: str, provider_class: str, settings: list[str], partitions:
     df, mode = query(spark, source, workload, partitions)
     q = (df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", str(checkpoint))
          .trigger(processingTime="0 seconds").start())
+    fill = STEADY_KEYS_PER_STORE * partitions // ROWS_PER_BATCH if workload == STEADY else 0
+    total = fill + STEADY_WARMUP + STEADY_BATCHES if workload == STEADY else BATCHES
     try:
-        while len([p for p in q.recentProgress if p["numInputRows"] > 0]) < BATCHES:
+        while len([p for p in q.recentProgress if p["numInputRows"] > 0]) < total:
             if q.exception() is not None:
                 raise RuntimeError(str(q.exception()))
             time.sleep(0.5)
     finally:
         q.stop()
         spark.stop()
-    progress = [p for p in q.recentProgress if p["numInputRows"] > 0][:BATCHES]
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0][:total]
     durations = [p["durationMs"]["triggerExecution"] for p in progress]
     ops = [(p.get("stateOperators") or [{}])[0] for p in progress]
     commits = [o.get("commitTimeMs", 0) for o in ops]
     state_ms = [o.get("allUpdatesTimeMs", 0) + o.get("allRemovalsTimeMs", 0) + o.get("commitTimeMs", 0) for o in ops]
+    # rows/s over every batch, the first (JVM warm-up) included, as a user's query pays it; the rest over
+    # the batches after the first. The steady state counts its last STEADY_BATCHES alone, for both.
+    counted = slice(-STEADY_BATCHES, None) if workload == STEADY else slice(1, None)
+    rated = counted if workload == STEADY else slice(None)
     return {
         "workload": workload,
         "partitions": partitions,
-        "rows_per_second": sum(p["numInputRows"] for p in progress) / (sum(durations) / 1000.0),
-        "batch_ms": statistics.median(durations[1:]),
-        "commit_p50_ms": statistics.median(commits[1:]),
-        "commit_p95_ms": sorted(commits[1:])[max(0, round(0.95 * len(commits[1:])) - 1)],
-        "commit_share": sum(commits[1:]) / sum(state_ms[1:]) if sum(state_ms[1:]) else 0.0,
+        "rows_per_second": sum(p["numInputRows"] for p in progress[rated]) / (sum(durations[rated]) / 1000.0),
+        "batch_ms": statistics.median(durations[counted]),
+        "commit_p50_ms": statistics.median(commits[counted]),
+        "commit_p95_ms": sorted(commits[counted])[max(0, round(0.95 * len(commits[counted])) - 1)],
+        "commit_share": sum(commits[counted]) / sum(state_ms[counted]) if sum(state_ms[counted]) else 0.0,
         "peak_state_memory_bytes": max(o.get("memoryUsedBytes", 0) for o in ops),
         "state_rows": ops[-1].get("numRowsTotal", 0),
     }
 
 
 def measure(providers: dict, chosen: list[str], out: Path, partitions: tuple[int, ...] = PARTITIONS,
-            repeats: int = REPEATS) -> list[dict]:
+            repeats: int = REPEATS, steady: bool = False) -> list[dict]:
+    """Every workload (and with `steady` the steady state) on the `chosen` providers, interleaved."""
     results = []
     names = [p for p in WRITE_PATH_PROVIDERS if p in chosen]
     for repeat in range(repeats):
         for n in partitions:
-            for workload in (CEILING, *WORKLOADS):
+            for workload in (CEILING, *WORKLOADS, *([STEADY] if steady else [])):
                 for provider in (["ttlstore"] if workload == CEILING else names):
                     _label, provider_class, settings = providers[provider]
                     argv = ["--one", workload, provider_class, str(n), str(out / f"{workload}-{provider}-{n}"),
@@ -149,7 +167,9 @@ def report(results: list[dict], providers: dict) -> list[str]:
         f"{BATCHES} micro-batches of {ROWS_PER_BATCH:,} rows, local[2] (bench/write_path.py): aggregation over "
         f"{AGG_KEYS:,} keys (the first half of the batches new keys, the second half updates), dropDuplicates with "
         f"every row a new key, mixed (count per key, half the rows new keys, half keys of {MIXED_POOL:,} already "
-        "stored). Ceiling: the same source, shuffle and sink without state. Every run a fresh JVM; "
+        f"stored), steady where measured (dropDuplicates filled to {STEADY_KEYS_PER_STORE:,} keys per store, then "
+        f"every row a stored key; its figures are the last {STEADY_BATCHES} batches', after {STEADY_WARMUP} more). "
+        "Ceiling: the same source, shuffle and sink without state. Every run a fresh JVM; "
         f"{repeats} runs per provider, interleaved; each figure is the median of the runs, ± the largest distance "
         "of a run from it. rows/s: all batches, the first (JVM warm-up) included. batch ms: the median batch, the "
         "first left out. State share: 1 - ceiling batch / batch. Commit share: commit time over the state "
@@ -171,7 +191,7 @@ def report(results: list[dict], providers: dict) -> list[str]:
             "| commit p50 / p95 ms | commit share | peak state memory MiB |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for workload in WORKLOADS:
+        for workload in (*WORKLOADS, STEADY):
             runs = {p: [r for r in at_n if r["workload"] == workload and r["provider"] == p] for p in WRITE_PATH_PROVIDERS}
             base = {b: _median(runs[b], "rows_per_second") if runs.get(b) else 0.0 for b in BASES}
             for provider, rs in runs.items():
