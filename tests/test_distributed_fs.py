@@ -57,13 +57,21 @@ def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
              "org.apache.hadoop.test.MiniDFSClusterManager", "-format", "-writeDetails", str(details)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 180
-        while not details.is_file():
-            assert process.poll() is None and time.monotonic() < deadline, (work / "minicluster.log").read_text()[-3000:]
-            time.sleep(0.2)
-        yield f"hdfs://localhost:{json.loads(details.read_text())['namenode_port']}"
+        yield f"hdfs://localhost:{cluster_details(process, details, work / 'minicluster.log')['namenode_port']}"
     finally:
         kill_group(process)
+
+
+def cluster_details(process: subprocess.Popen, details: Path, log: Path, timeout: float = 180) -> dict:
+    """What the mini cluster wrote to `details` once it is up. It writes the file in place, so the file
+    can exist before it holds its JSON: read it until it parses."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert process.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        try:
+            return json.loads(details.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            time.sleep(0.2)
 
 
 def files_below(spark: SparkSession, uri: str) -> list[str]:
