@@ -32,7 +32,12 @@ JARS := $(foreach l,$(SPARK_LINES),$(call line_jar,$(l)))
 # The Maven artifacts io.ttlstore:ttlstore-spark-<line>_<scala> in a Maven repository on disk
 # (`make publish-local`).
 MAVEN_REPO := jvm/target/maven-repo
-PUBLISHED := $(MAVEN_REPO)/.published
+# The tests' (make test and its parts) leave the Scaladoc jars out, which take most of a publish and which no
+# test reads; make publish-local and make dist write them (each kind of repository has its stamp, and a
+# publish starts from an empty repository).
+TEST_GOALS := test test-python test-lines test-suites test-matrix
+SCALADOC := $(if $(filter publish-local dist,$(MAKECMDGOALS)),true,$(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),false,true))
+PUBLISHED := $(MAVEN_REPO)/.published$(if $(filter false,$(SCALADOC)),-without-scaladoc)
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
 # sbt from its launcher, resolving only from sbt's predefined `maven-central` (project/repositories).
@@ -48,7 +53,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-line chaos soak docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-line chaos soak docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -56,7 +61,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
-	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-line chaos soak docs clean
+	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-line chaos soak docs clean
 
 all: install
 
@@ -136,8 +141,9 @@ line_pins = $(if $(wildcard tests/lines/pins-$(call line_field,$(1),1).txt),-c t
 	touch $@
 
 # The lines' environments are made side by side (mostly downloads).
+LINE_VENVS := $(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.installed)
 line-venvs:
-	@$(MAKE) --no-print-directory -j$(words $(OTHER_LINES)) $(foreach l,$(OTHER_LINES),.build/spark-$(l)/venv/.installed)
+	@$(MAKE) --no-print-directory -j$(words $(OTHER_LINES)) $(LINE_VENVS)
 
 # Hadoop's HDFS mini cluster, for the tests that keep checkpoints on HDFS: hadoop-client-minicluster
 # of the Hadoop version whose client jars pyspark ships, and the JUnit API it needs beside them.
@@ -187,10 +193,14 @@ ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
 	fi
 endif
 
+# The Python package's table of options (python/ttlstore/settings.json), written from the JVM's by the
+# sbt run that builds the jars (io.ttlstore.config.PythonSettings).
+WRITE_PY_SETTINGS := "$(DEV_PROJECT)/runMain io.ttlstore.config.PythonSettings $(CURDIR)/python/ttlstore/settings.json"
+
 # Every line's jar, each built against its line's Spark jars (see build.sbt); the Python package
 # bundles them all and picks the installed pyspark's.
 jar: venv spark-jars $(SBT_LAUNCHER) toolchain
-	$(SBT) package
+	$(SBT) package $(WRITE_PY_SETTINGS)
 	mkdir -p python/ttlstore/jars
 	rm -f python/ttlstore/jars/*.jar
 	cp $(JARS) python/ttlstore/jars/
@@ -199,7 +209,7 @@ install: jar
 
 # The development line's jar alone, into the Python package: what `make demo` runs on.
 dev-jar: $(VENV)/.demo .build/spark-$(DEV_LINE)/jars/.fetched $(SBT_LAUNCHER)
-	$(SBT) $(DEV_PROJECT)/package
+	$(SBT) $(DEV_PROJECT)/package $(WRITE_PY_SETTINGS)
 	mkdir -p python/ttlstore/jars
 	cp $(call line_jar,$(DEV_LINE)) python/ttlstore/jars/
 
@@ -211,10 +221,18 @@ publish-local: jar $(PUBLISHED)
 
 $(PUBLISHED): $(JARS)
 	rm -rf $(MAVEN_REPO)
-	$(SBT) publish
+	TTLSTORE_SCALADOC=$(SCALADOC) $(SBT) publish
 	touch $@
 
-test: lint test-native test-jvm test-suites
+# First, side by side, what needs no sbt: the native tests beside the development environment, then the
+# lint beside the other environments and downloads (pip and Maven wait on the network and on single-threaded
+# unpacking; the development line's Spark jars come from its environment, so it comes first). Then sbt's
+# steps and the suites, one after the other.
+test:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint spark-jars $(LINE_VENVS) \
+		$(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+	@$(MAKE) --no-print-directory test-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
@@ -246,8 +264,9 @@ endif
 
 # ScalaTest on the development line, after checking the Scala sources' formatting, every line's
 # adapters included (.scalafmt.conf; `make fmt` applies it).
+JVM_TESTS = $(SBT) scalafmtCheckAll $(DEV_PROJECT)/test
 test-jvm: jar
-	$(SBT) scalafmtCheckAll $(DEV_PROJECT)/test
+	$(JVM_TESTS)
 
 fmt: $(SBT_LAUNCHER)
 	$(SBT) scalafmtAll
@@ -312,12 +331,13 @@ endef
 test-lines: install publish-local line-venvs
 	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
 
-# make test's end-to-end part: the development line's suite, and the other lines' cores beside it at
-# the lowest priority (the suite leaves a third of the machine idle, waiting on query starts and
-# restarts; the cores take that time and finish at full speed once the suite is done).
+# make test's last part: ScalaTest (test-jvm), then the development line's suite, and the other lines' cores
+# beside both at the lowest priority (ScalaTest leaves half the machine idle, the suite a third, waiting on
+# query starts and restarts; the cores take that time and finish at full speed once the suite is done). The
+# suite runs once ScalaTest passed.
 test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 	@$(call RUN_LINES,nice -n 19); \
-	$(SUITE); dev=$$?; \
+	$(JVM_TESTS) && { $(SUITE); }; dev=$$?; \
 	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
 
 demo: dev-jar
@@ -374,6 +394,11 @@ bench-ladder: install
 	mkdir -p bench-output
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
 	$(PY) bench/run_bench.py --workloads ladder
+
+# RocksDB's own figures per steady-state read of ttlstore's stores (bench/read_profile.py): printed, not a page.
+bench-reads: install
+	$(SBT) -error $(DEV_PROJECT)/Test/compile
+	$(PY) bench/read_profile.py
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).

@@ -196,6 +196,8 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     Compile / doc / scalacOptions += "-no-link-warnings",
     publishTo := Some(Resolver.file("ttlstore-local", (ThisBuild / baseDirectory).value / "jvm" / "target" / "maven-repo")),
     publishConfiguration := publishConfiguration.value.withOverwrite(true),
+    // The Scaladoc jar, unless the Makefile publishes for its tests alone (TTLSTORE_SCALADOC=false).
+    Compile / packageDoc / publishArtifact := !sys.env.get("TTLSTORE_SCALADOC").contains("false"),
     pomPostProcess := { pom =>
       val bundled = (sparkJarsDir.value * "*.jar").get.map(_.getName)
       def versionOf(prefix: String): String =

@@ -12,6 +12,10 @@ Workloads: `dropDuplicates`, `aggregation` (count per key, update mode) and `fla
 jvm/src/test/scala/io/ttlstore/bench/RunningCount.scala, which `make bench` and `make bench-ladder`
 compile).
 
+With `--read-profile` every store counts its reads in RocksDB's statistics (a test hook of ttlstore's), batches
+start every `--trigger-interval`, and each rung also gives what RocksDB counted over its counted batches
+(`reads`: tickers and histogram counts and sums, bench/read_profile.py divides them by the reads).
+
 Run as a script it prints one line `RESULT {json}`; `tests/test_no_cliff.py` and `make bench`
 (bench/run_bench.py) call it in a subprocess, since a JVM's block cache is sized once.
 """
@@ -30,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import hooks  # noqa: E402
 from processes import run_script  # noqa: E402
 
 WORKLOADS = ("dropDuplicates", "aggregation", "flatMapGroupsWithState")
@@ -81,6 +86,9 @@ def run(args: argparse.Namespace) -> dict:
 
     batches = schedule(args.sizes, args.partitions, args.rows_per_batch, args.steady)
     log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
+    if args.jfr:
+        # A flight recording of the whole run (the JDK's profile settings: a task thread sampled every 10 ms).
+        log_conf += f" -XX:StartFlightRecording=filename={Path(args.jfr).resolve()},settings=profile"
     builder = (
         SparkSession.builder.master("local[2]")
         .appName(f"ladder-{args.workload}-{args.provider_class.rsplit('.', 1)[-1]}")
@@ -117,12 +125,20 @@ def run(args: argparse.Namespace) -> dict:
         query_df, mode = DataFrame(running_count, spark), "update"
     checkpoint = tempfile.mkdtemp(prefix="ladder-", dir=args.workdir)
     query = (query_df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", checkpoint)
-             .trigger(processingTime="0 seconds").start())
+             .trigger(processingTime=args.trigger_interval).start())
+    # With the read profile: RocksDB's figures as each rung's counted batches begin and end (the batches start
+    # every trigger interval, so each figure is read between two batches).
+    boundaries = counted_bounds(batches, args.warmup) if args.read_profile else {}
+    figures: dict[int, dict[str, float]] = {}
     try:
-        while len([p for p in query.recentProgress if p["numInputRows"] > 0]) < len(batches):
+        while (done := len([p for p in query.recentProgress if p["numInputRows"] > 0])) < len(batches):
             if query.exception() is not None:
                 raise RuntimeError(str(query.exception()))
-            time.sleep(0.2)
+            if any(done in bounds for bounds in boundaries.values()) and done not in figures:
+                figures[done] = read_statistics(spark)
+            time.sleep(0.05 if boundaries else 0.2)
+        if boundaries:
+            figures[done] = read_statistics(spark)
     finally:
         query.stop()
         progress = [p for p in query.recentProgress if p["numInputRows"] > 0][: len(batches)]
@@ -130,13 +146,34 @@ def run(args: argparse.Namespace) -> dict:
         shutil.rmtree(checkpoint, ignore_errors=True)
     if args.progress_out:
         Path(args.progress_out).write_text(json.dumps(progress, indent=1, default=str))
-    return {"workload": args.workload, "rungs": rungs(batches, progress, args.warmup), "conf": args.conf,
+    measured = rungs(batches, progress, args.warmup)
+    for rung in measured:
+        if (bounds := boundaries.get(str(rung["keys_per_store"]))) is not None:
+            first, last = (figures[b] for b in bounds)
+            rung["reads"] = {k: v - first.get(k, 0.0) for k, v in last.items() if v - first.get(k, 0.0)}
+            rung["input_rows"] = sum(p["numInputRows"] for p in progress[bounds[0]:bounds[1]])
+    return {"workload": args.workload, "rungs": measured, "conf": args.conf,
             "warmup": args.warmup,
             "partitions": args.partitions, "rows_per_batch": args.rows_per_batch,
             # The state's memory as Spark reports it (all stores together), the largest of any batch.
             "peak_memory_used_bytes": max(p["stateOperators"][0]["memoryUsedBytes"] for p in progress),
             "sst_bytes": progress[-1]["stateOperators"][0].get("customMetrics", {}).get("ttlstoreSstBytes"),
             "batch_ms": [p["durationMs"]["triggerExecution"] for p in progress]}
+
+
+def counted_bounds(batches: list[tuple[str, int, int]], warmup: int) -> dict[str, tuple[int, int]]:
+    """Per rung: the number of batches done when its counted batches begin, and when they end."""
+    bounds = {}
+    for size in dict.fromkeys(b[0] for b in batches if b[0] != "fill"):
+        at = [i for i, b in enumerate(batches) if b[0] == size]
+        bounds[size] = (at[0] + warmup, at[-1] + 1)
+    return bounds
+
+
+def read_statistics(spark) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """What RocksDB has counted so far in the stores of this JVM (local mode: the executors' JVM)."""
+    figures = spark._jvm.io.ttlstore.store.rocksdb.ReadStatistics.snapshot()
+    return {str(k): float(figures.get(k)) for k in figures.keySet().toArray()}
 
 
 def rungs(batches: list[tuple[str, int, int]], progress: list[dict], warmup: int = 1) -> list[dict]:
@@ -189,7 +226,16 @@ def main() -> None:
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--workdir", required=True, help="where the checkpoint goes (a new directory, removed at the end)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting")
+    parser.add_argument("--read-profile", action="store_true",
+                        help="count ttlstore's reads in RocksDB's statistics and give them per rung")
+    parser.add_argument("--jfr", help="record the run with Java Flight Recorder into this file")
+    parser.add_argument("--trigger-interval", default=None,
+                        help="the query's processing-time trigger (default: 0 seconds; with --read-profile 4 seconds)")
     args = parser.parse_args()
+    if args.trigger_interval is None:
+        args.trigger_interval = "4 seconds" if args.read_profile else "0 seconds"
+    if args.read_profile:
+        args.conf.append(f"{hooks.ROCKSDB_STATISTICS}=true")
     if not 0 <= args.warmup < args.steady:
         parser.error(f"--warmup {args.warmup} must leave at least one of the --steady {args.steady} batches counted")
     os.makedirs(args.workdir, exist_ok=True)

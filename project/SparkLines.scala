@@ -81,7 +81,10 @@ object Capabilities {
     "restartInOtherCheckpointFormat" ->
       ("A query restarted in the other checkpoint format: none (no format v2), refused (INVALID_LOG_VERSION), " +
         "session (runs in the session's format), pinned (runs on in the commit log's)."),
-    "storeStopMayDeadlock" -> "Spark's StateStore.stop() can deadlock with its own maintenance thread.",
+    "storeStop" ->
+      ("How Spark's StateStore.stop() goes with its maintenance running: safe (it stops maintenance before it takes " +
+        "the providers' lock); stopMaintenanceFirst (it waits for maintenance holding that lock, which maintenance " +
+        "may wait for until the pool's shutdown timeouts, 6 minutes: stop the maintenance task and its pool first)."),
     "checksUnfinishedRepartition" ->
       "Spark refuses to restart a query whose offline repartition is unfinished (STREAMING_UNFINISHED_REPARTITION_DETECTED).",
     "rowChecksums" -> "Spark has row checksums (spark.sql.streaming.stateStore.rowChecksum.enabled).",

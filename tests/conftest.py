@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -182,7 +183,24 @@ def unload_state_stores(spark: SparkSession) -> None:
     A stopped query's providers stay loaded, and Spark's maintenance goes on uploading their
     snapshots in the background: a test that copies, damages or inspects a checkpoint's files
     calls this first, so that nothing writes there behind its back."""
-    spark._jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()  # type: ignore[union-attr]
+    state = spark._jvm.org.apache.spark.sql.execution.streaming.state  # type: ignore[union-attr]
+    if CAPABILITIES["storeStop"] == "stopMaintenanceFirst":
+        stop_maintenance_without_lock(state)
+    state.StateStore.stop()
+
+
+def stop_maintenance_without_lock(state: Any) -> None:
+    """What Spark 4.3's ``StateStore.stop()`` does first: stops the maintenance task, then waits for the work its
+    pool runs, without the providers' lock. Spark 4.0 to 4.2 wait for that work holding the lock, which the work
+    may wait for until the pool's shutdown timeouts (6 minutes). Their fields, through Java's reflection: 4.0 has
+    no method that does it."""
+    module = getattr(getattr(state, "StateStore$"), "MODULE$")
+    for name in ("maintenanceTask", "maintenanceThreadPool"):
+        member = module.getClass().getDeclaredField(name)
+        member.setAccessible(True)
+        running = member.get(module)
+        if running is not None:
+            running.stop()
 
 
 def run_rounds(
@@ -252,6 +270,12 @@ def run_rounds(
             else:
                 spark.conf.set(key, value)
     return run
+
+
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the scenario runs that tests only read are made, once per session (operator_scenarios.shared_run)."""
+    return tmp_path_factory.mktemp("shared-runs")
 
 
 @pytest.fixture(scope="session")

@@ -13,3 +13,5 @@ CLOCK_MS = PREFIX + "clockMs"
 NATIVE_FILTER_RESOURCE = PREFIX + "nativeFilterResource"
 #: A native resource every store load leaks (``iterator`` or ``store``), for the soak to find.
 LEAK = PREFIX + "leak"
+#: ``true``: every store of the JVM counts its reads in RocksDB's statistics (bench/read_profile.py reads them).
+ROCKSDB_STATISTICS = PREFIX + "rocksdbStatistics"

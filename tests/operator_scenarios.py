@@ -144,6 +144,24 @@ def run_scenario(
     )
 
 
+#: The runs made by shared_run, by their session's directory, provider, scenario and settings.
+_SHARED: dict[tuple[Path, str, str, tuple[tuple[str, str], ...]], StreamRun] = {}
+
+
+def shared_run(
+    spark: SparkSession, shared_runs: Path, provider: str, scenario: Scenario, conf: dict[str, str] | None = None
+) -> StreamRun:
+    """`scenario` run on `provider` with `conf`, made at the first call of a test session (in conftest's
+    `shared_runs` directory) and shared by every test that only reads what it emitted and what it left in its
+    checkpoint: the differential tests and the state readers'. A test that writes into a checkpoint, or
+    restarts its query, makes a run of its own (run_scenario)."""
+    key = (shared_runs, provider, scenario.name, tuple(sorted((conf or {}).items())))
+    if key not in _SHARED:
+        workdir = shared_runs / f"{len(_SHARED)}-{provider.rsplit('.', 1)[-1]}"
+        _SHARED[key] = run_scenario(spark, provider, workdir, scenario, conf)
+    return _SHARED[key]
+
+
 def assert_same_rows(spark: SparkSession, reference: StreamRun, ours: StreamRun, scenario: Scenario) -> None:
     assert sum(len(rows) for rows in reference.outputs) > 0, "the scenario must emit something"
     assert len(ours.outputs) == len(reference.outputs) == len(scenario.rounds)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from operator_scenarios import EVENTS as OPERATOR_EVENTS
 from operator_scenarios import SCENARIOS as OPERATOR_SCENARIOS
+from operator_scenarios import shared_run
 from pyspark.sql import DataFrame, SparkSession
 from ttl_rounds import EVENTS, MINUTE, T0, clock_at, rows
 
@@ -23,13 +23,16 @@ READ_SCENARIOS = ["aggregation without watermark", "dropDuplicates", "applyInPan
 JOIN = "stream-stream left outer join"
 
 
-def checkpoints(spark: SparkSession, tmp_path: Path, name: str) -> dict[str, Path]:
-    scenario = SCENARIOS[name]
-    return {
-        label: run_rounds(spark, provider, tmp_path / label, OPERATOR_EVENTS, scenario.build, scenario.rounds,
-                          scenario.output_mode, scenario.sources).checkpoint
-        for label, provider in (("hdfs", HDFS_PROVIDER), ("ttlstore", TTL_PROVIDER))
-    }
+def checkpoints(spark: SparkSession, shared_runs: Path, name: str, conf: dict[str, str] | None = None,
+                reference: tuple[str, str] = ("hdfs", HDFS_PROVIDER)) -> dict[str, Path]:
+    """The checkpoints the scenario `name` leaves on the `reference` provider and on ttlstore (runs shared with the
+    differential tests: read them, never write into them)."""
+    paths = {}
+    for label, provider in (reference, ("ttlstore", TTL_PROVIDER)):
+        checkpoint = shared_run(spark, shared_runs, provider, SCENARIOS[name], conf).checkpoint
+        assert checkpoint is not None
+        paths[label] = checkpoint
+    return paths
 
 
 def read(spark: SparkSession, checkpoint: Path, **options: object) -> DataFrame:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 from chispa import assert_df_equality
-from operator_scenarios import EVENTS as OPERATOR_EVENTS
+from operator_scenarios import FORMAT_V2
 from pyspark.sql import Row, SparkSession
 from pyspark.sql.utils import StreamingQueryException
-from state_scenarios import JOIN, KEEP_EXPIRED, READ_SCENARIOS, SCENARIOS, at, by_key, read
+from state_scenarios import JOIN, KEEP_EXPIRED, READ_SCENARIOS, SCENARIOS, at, by_key, checkpoints, read
 from ttl_rounds import EVENTS, clock_at, rows
 
 import ttlstore
@@ -40,7 +40,8 @@ from conftest import (
 pytestmark = pytest.mark.skipif(not HAS_FORMAT_V2, reason=NOT_IN_SPARK_3_5)
 
 FORMAT_KEY = "spark.sql.streaming.stateStore.checkpointFormatVersion"
-V2 = {FORMAT_KEY: "2", "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
+#: Format v2, with Spark's RocksDB provider's changelog checkpointing (which format v2 asks for).
+V2 = FORMAT_V2
 
 #: Spark's state reader on a checkpoint in format v2. From 4.2 on it reads one in a session set to
 #: format v2, and ttlstore's state in any session (the provider follows the ids the commit log gives).
@@ -100,14 +101,10 @@ def changelogs(checkpoint: Path) -> list[str]:
 
 @pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["dropDuplicates"]))
 def test_under_format_v2_the_state_at_each_batch_and_its_change_feed_read_as_on_spark_s_rocksdb_provider(
-    spark: SparkSession, tmp_path: Path, name: str
+    spark: SparkSession, shared_runs: Path, name: str
 ):
     scenario = SCENARIOS[name]
-    paths = {
-        label: run_rounds(spark, provider, tmp_path / label, OPERATOR_EVENTS, scenario.build, scenario.rounds,
-                          scenario.output_mode, scenario.sources, extra_conf=V2).checkpoint
-        for label, provider in (("rocksdb", ROCKSDB_PROVIDER), ("ttlstore", TTL_PROVIDER))
-    }
+    paths = checkpoints(spark, shared_runs, name, FORMAT_V2, reference=("rocksdb", ROCKSDB_PROVIDER))
     sides = [{"joinSide": "left"}, {"joinSide": "right"}] if name == JOIN else [{}]
     last = len(scenario.rounds) - 1
     with v2_session(spark):
@@ -263,8 +260,6 @@ def test_under_format_v2_retention_deletes_old_versions_and_keeps_the_retained_o
 
 
 @pytest.mark.every_line
-@pytest.mark.skipif(bool(CAPABILITIES["storeStopMayDeadlock"]), reason="Spark 4.0's StateStore.stop(), which unloads the stores "
-                    "before the damage, can deadlock with its own maintenance thread (both take its providers' lock)")
 def test_under_format_v2_a_damaged_snapshot_is_repaired_around_as_spark_s_autosnapshotrepair_asks(
     spark: SparkSession, tmp_path: Path
 ):

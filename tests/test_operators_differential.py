@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows, run_scenario
+from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows, shared_run
 from pyspark.sql import SparkSession
 
 from conftest import (
@@ -34,10 +34,10 @@ V2_SCENARIOS = [s for s in SCENARIOS if s.name != "streaming global limit" or no
                     "there: test_spark_lines)")
 @pytest.mark.parametrize("scenario", V2_SCENARIOS, ids=[s.name for s in V2_SCENARIOS])
 def test_operator_under_checkpoint_format_v2_emits_the_same_rows_as_spark_rocksdb_provider(
-    spark: SparkSession, tmp_path: Path, scenario: Scenario
+    spark: SparkSession, shared_runs: Path, scenario: Scenario
 ):
-    reference = run_scenario(spark, ROCKSDB_PROVIDER, tmp_path / "rocksdb", scenario, FORMAT_V2)
-    ours = run_scenario(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario, FORMAT_V2)
+    reference = shared_run(spark, shared_runs, ROCKSDB_PROVIDER, scenario, FORMAT_V2)
+    ours = shared_run(spark, shared_runs, TTL_PROVIDER, scenario, FORMAT_V2)
 
     assert_same_rows(spark, reference, ours, scenario)
     # Every version ttlstore committed carries the checkpoint id Spark's commit log names.
@@ -57,9 +57,9 @@ LINE_CORE = ["aggregation without watermark", "session windows", "applyInPandasW
 
 
 @pytest.mark.parametrize("scenario", core_params({s.name: s for s in SCENARIOS}, LINE_CORE))
-def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, tmp_path: Path, scenario: Scenario):
-    reference = run_scenario(spark, HDFS_PROVIDER, tmp_path / "hdfs", scenario)
-    ours = run_scenario(spark, TTL_PROVIDER, tmp_path / "ttlstore", scenario)
+def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession, shared_runs: Path, scenario: Scenario):
+    reference = shared_run(spark, shared_runs, HDFS_PROVIDER, scenario)
+    ours = shared_run(spark, shared_runs, TTL_PROVIDER, scenario)
 
     assert_same_rows(spark, reference, ours, scenario)
 

@@ -70,8 +70,8 @@ def test_without_ttl_rows_have_a_write_time_and_never_expire(spark: SparkSession
 
 
 @pytest.mark.parametrize("name", [n for n in READ_SCENARIOS if n != JOIN])
-def test_read_state_holds_the_rows_spark_s_state_reader_reads(spark: SparkSession, tmp_path: Path, name: str):
-    ours = checkpoints(spark, tmp_path, name)["ttlstore"]
+def test_read_state_holds_the_rows_spark_s_state_reader_reads(spark: SparkSession, shared_runs: Path, name: str):
+    ours = checkpoints(spark, shared_runs, name)["ttlstore"]
     for batch_id in (1, 3):
         timed = ttlstore.read_state(spark, ours, batch_id=batch_id)
         assert timed.columns[-3:] == TIME_COLUMNS

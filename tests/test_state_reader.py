@@ -24,8 +24,8 @@ P = ttlstore.settings.PREFIX
 
 
 @pytest.mark.parametrize("name", core_params(READ_SCENARIOS, ["session windows"]))
-def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, name: str):
-    paths = checkpoints(spark, tmp_path, name)
+def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, shared_runs: Path, name: str):
+    paths = checkpoints(spark, shared_runs, name)
     sides = [{"joinSide": "left"}, {"joinSide": "right"}] if name == JOIN else [{}]
     rows_read = 0
     for batch_id in range(len(SCENARIOS[name].rounds)):
@@ -40,8 +40,8 @@ def test_the_state_at_each_batch_reads_as_on_spark_s_hdfs_provider(spark: SparkS
 
 
 @pytest.mark.parametrize("name", core_params([n for n in READ_SCENARIOS if n != JOIN], ["dropDuplicates"]))
-def test_the_change_feed_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, tmp_path: Path, name: str):
-    paths = checkpoints(spark, tmp_path, name)
+def test_the_change_feed_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, shared_runs: Path, name: str):
+    paths = checkpoints(spark, shared_runs, name)
     last = len(SCENARIOS[name].rounds) - 1
     for start, end in ((0, last), (2, 3)):
         hdfs, ours = (read(spark, paths[p], readChangeFeed="true", changeStartBatchId=start, changeEndBatchId=end)
@@ -50,8 +50,8 @@ def test_the_change_feed_reads_as_on_spark_s_hdfs_provider(spark: SparkSession, 
         assert_df_equality(ours, hdfs, ignore_row_order=True, ignore_nullable=True)
 
 
-def test_a_snapshot_that_does_not_exist_is_named_with_the_ones_that_do(spark: SparkSession, tmp_path: Path):
-    ours = checkpoints(spark, tmp_path, "dropDuplicates")["ttlstore"]
+def test_a_snapshot_that_does_not_exist_is_named_with_the_ones_that_do(spark: SparkSession, shared_runs: Path):
+    ours = checkpoints(spark, shared_runs, "dropDuplicates")["ttlstore"]
     with pytest.raises(Exception, match=r"SNAPSHOT_NOT_FOUND.*snapshotStartBatchId"):
         read(spark, ours, snapshotStartBatchId=0, snapshotPartitionId=0).collect()
 

@@ -99,7 +99,7 @@ def test_the_native_filter_options_take_python_values():
         P + "nativeFilter.compactExpiredShare": "0.25",
     }
     assert spark_options(native_filter="auto") == {P + "nativeFilter.enabled": "auto"}
-    with pytest.raises(ValueError, match="native_filter.*'auto', True or False"):
+    with pytest.raises(ValueError, match="native_filter.*True, False or one of auto, true, false, got 'sometimes'"):
         spark_options(native_filter="sometimes")
 
 

@@ -15,15 +15,14 @@ from ttlstore._connect import is_remote_builder
 from ttlstore._jars import MAVEN_COORDINATES, jar_path
 from ttlstore._ttl import Duration, StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType, _enum, duration_ms
 from ttlstore.settings import (
+    CHOICES,
     EXTENSIONS_CLASS,
     EXTENSIONS_KEY,
-    LEGACY_ROW_TIMESTAMPS,
-    NATIVE_FILTER_MODES,
+    FORMS,
     OPTIONS,
     PROVIDER_CLASS,
     PROVIDER_CLASS_KEY,
     RANGES,
-    SST_COMPRESSIONS,
 )
 
 _JARS_KEY = "spark.jars"
@@ -50,23 +49,22 @@ def _spark_value(name: str, value: Any) -> str:
     if value is None or (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
         kinds = " or ".join(t.__name__ for t in expected)
         raise TypeError(f"ttlstore option '{name}' ({key}) must be a {kinds}, got {type(value).__name__}: {value!r}")
-    if name in ("ttl", "periodic_compaction"):
+    if FORMS[name] == "duration":
         return str(duration_ms(cast(Duration, value)))
-    if name == "native_filter" and isinstance(value, str) and value.lower() not in NATIVE_FILTER_MODES:
-        raise ValueError(f"ttlstore option 'native_filter' ({key}) must be 'auto', True or False, got {value!r}")
     if name in RANGES and not RANGES[name][0] <= cast(float, value) <= RANGES[name][1]:
         low, high = RANGES[name]
         raise ValueError(f"ttlstore option '{name}' ({key}) must be from {low} to {high}, got {value!r}")
-    if name == "sst_compression" and str(value).lower() not in SST_COMPRESSIONS:
-        raise ValueError(f"ttlstore option 'sst_compression' ({key}) must be one of {', '.join(SST_COMPRESSIONS)}, "
-                         f"got {value!r}")
-    if name == "legacy_row_timestamp" and value not in LEGACY_ROW_TIMESTAMPS:
-        raise ValueError(f"ttlstore option 'legacy_row_timestamp' ({key}) must be 'migration', 'unknown' or "
-                         f"'expired', got {value!r}")
     if name in _ENUMS:
         return str(_enum(_ENUMS[name], value, name).value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if name in CHOICES:
+        named = [choice for choice in CHOICES[name] if choice.lower() == str(value).lower()]
+        if not named:
+            flags = "True, False or " if bool in expected else ""
+            raise ValueError(f"ttlstore option '{name}' ({key}) must be {flags}one of {', '.join(CHOICES[name])}, "
+                             f"got {value!r}")
+        return named[0]
     return str(value)
 
 

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, StoreScope, TestHooks, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, PythonSettings, StoreScope, TestHooks, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.{TtlPolicy, UpdateType}
 
@@ -77,6 +77,17 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   test("docs/configuration.md is exactly what the table generates (run `make docs`)") {
     val docs = new String(Files.readAllBytes(Paths.get("docs/configuration.md")), "UTF-8")
     assert(docs == ConfigDocs.markdownReference)
+  }
+
+  test("each setting is a Python option named by its last part in snake case, with its form of value") {
+    assert(all.map(PythonSettings.optionName).distinct.size == all.size)
+    assert(PythonSettings.optionName(MaxMemoryUsageMb) == "max_memory_usage_mb")
+    assert(PythonSettings.optionName(NativeFilterEnabled) == "native_filter")
+    assert(PythonSettings.optionName(CompactExpiredShare) == "compact_expired_share")
+    val json = PythonSettings.json
+    assert(json.contains("""{"option": "bloom_filter_bits_per_key", "key": """" + BloomFilterBitsPerKey.key +
+        """", "default": "10", "scoped": false, "form": "whole", "min": 0, "max": 64}"""))
+    assert(json.contains(""""option": "native_filter"""") && json.contains(""""names": ["auto", "true", "false"]"""))
   }
 }
 

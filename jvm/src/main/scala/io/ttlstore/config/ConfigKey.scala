@@ -11,11 +11,14 @@ final case class ConfigKey[T](
     name: String,
     default: T,
     doc: String,
-    allowed: String,
+    form: ValueForm,
     parse: String => Option[T],
     scoped: Boolean = false) {
 
   def key: String = ConfigKey.Prefix + name
+
+  /** The allowed values in words (see [[ValueForm]]). */
+  def allowed: String = form.allowed
 
   def defaultText: String = (default: Any) match {
     case s: String if s.isEmpty => "(unset)"
@@ -50,6 +53,24 @@ final case class ConfigKey[T](
 }
 
 object ConfigKey {
+
+  /** A setting that is true or false. */
+  def flag(name: String, default: Boolean, doc: String, scoped: Boolean = false): ConfigKey[Boolean] =
+    ConfigKey(name, default, doc, ValueForm.Flag, ValueForm.Flag.parse, scoped)
+
+  /** A whole number in `form`'s range, as a Long. */
+  def long(name: String, default: Long, doc: String, form: ValueForm.Whole): ConfigKey[Long] =
+    ConfigKey(name, default, doc, form, form.parse)
+
+  /** A whole number in `form`'s range, which an Int holds. */
+  def int(name: String, default: Int, doc: String, form: ValueForm.Whole): ConfigKey[Int] = {
+    require(form.min >= Int.MinValue && form.max <= Int.MaxValue, s"$name: $form does not fit an Int")
+    ConfigKey(name, default, doc, form, form.parse(_).map(_.toInt))
+  }
+
+  /** A number in `form`'s range. */
+  def double(name: String, default: Double, doc: String, form: ValueForm.Fraction): ConfigKey[Double] =
+    ConfigKey(name, default, doc, form, form.parse)
 
   /**
    * Spark passes a provider every explicitly set session conf that starts with

@@ -1,8 +1,6 @@
 package io.ttlstore.config
 
-import java.util.Locale
-
-import io.ttlstore.compat.Parse
+import io.ttlstore.config.ValueForm.{Duration, Fraction, OneOf, Text, Whole}
 import io.ttlstore.ttl.{Durations, LegacyRowTimestamp, Named, StateVisibility, TimeCharacteristic, TtlPolicy, UpdateType}
 
 /**
@@ -13,15 +11,7 @@ import io.ttlstore.ttl.{Durations, LegacyRowTimestamp, Named, StateVisibility, T
 object TtlStoreConfig {
   val Prefix: String = ConfigKey.Prefix
 
-  private def longIn(min: Long, max: Long)(s: String): Option[Long] =
-    Parse.long(s).filter(v => v >= min && v <= max)
-
-  private def intIn(min: Int, max: Int)(s: String): Option[Int] = longIn(min, max)(s).map(_.toInt)
-
-  private def oneOf(values: String*)(s: String): Option[String] =
-    values.find(_.equalsIgnoreCase(s))
-
-  private def boolean(s: String): Option[Boolean] = Parse.boolean(s.toLowerCase(Locale.ROOT))
+  private val MiB = Some("MiB")
 
   val LocalDir: ConfigKey[String] = ConfigKey(
     "localDir", "",
@@ -29,100 +19,90 @@ object TtlStoreConfig {
       "directories (spark.local.dir), or the JVM's temporary directory outside Spark. A process " +
       "deletes its copies when it ends; the copies of a process killed on this host are deleted by " +
       "the next process that opens a store here.",
-    "a directory path",
+    Text("a directory path"),
     s => Some(s))
 
-  val BoundedMemoryUsage: ConfigKey[Boolean] = ConfigKey(
+  val BoundedMemoryUsage: ConfigKey[Boolean] = ConfigKey.flag(
     "boundedMemoryUsage", true,
     "Whether all ttlstore RocksDB instances of one executor share one memory budget of " +
       "maxMemoryUsageMB: one block cache, with every store's memtables charged to it, so that " +
       "many stores (200 shuffle partitions times several operators) cannot add up beyond it. " +
       "false: a shared block cache of blockCacheSizeMB, and memtables outside it (up to two of " +
-      "writeBufferSizeMB per store and column family).",
-    "true or false",
-    boolean)
+      "writeBufferSizeMB per store and column family).")
 
-  val MaxMemoryUsageMb: ConfigKey[Long] = ConfigKey(
+  val MaxMemoryUsageMb: ConfigKey[Long] = ConfigKey.long(
     "maxMemoryUsageMB", 512L,
     "With boundedMemoryUsage: the RocksDB memory of all ttlstore stores of one executor, in MiB " +
       "(the block cache and the memtables charged to it; index and filter blocks too with " +
       "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
       "writeBufferCacheRatio of it, the store being written flushes its memtable. Count it in " +
       "spark.executor.memoryOverhead. The first store opened in an executor sets it.",
-    "a whole number of MiB from 1 to 1048576",
-    longIn(1, 1L << 20))
+    Whole(1, 1L << 20, MiB))
 
-  val WriteBufferCacheRatio: ConfigKey[Double] = ConfigKey(
+  val WriteBufferCacheRatio: ConfigKey[Double] = ConfigKey.double(
     "writeBufferCacheRatio", 0.5,
     "With boundedMemoryUsage: the share of maxMemoryUsageMB that the memtables of all stores " +
       "may take together; the rest holds data blocks (and, with indexAndFiltersInCache, index " +
       "and filter blocks).",
-    "a number from 0.05 to 0.95",
-    s => Parse.double(s).filter(v => v >= 0.05 && v <= 0.95))
+    Fraction(0.05, 0.95))
 
-  val BlockCacheSizeMb: ConfigKey[Long] = ConfigKey(
+  val BlockCacheSizeMb: ConfigKey[Long] = ConfigKey.long(
     "blockCacheSizeMB", 64L,
     "With boundedMemoryUsage false: size of the block cache shared by all ttlstore RocksDB " +
       "instances of one executor, in MiB (with boundedMemoryUsage, the cache is maxMemoryUsageMB). " +
       "The first store opened in an executor sets it. With indexAndFiltersInCache, index and " +
       "filter blocks (partitioned into 4 KiB blocks) are cached with high priority in half of " +
       "it; a store larger than the cache reads one 4 KiB data block per lookup that misses it.",
-    "a whole number of MiB from 0 to 1048576",
-    longIn(0, 1L << 20))
+    Whole(0, 1L << 20, MiB))
 
-  val WriteBufferSizeMb: ConfigKey[Int] = ConfigKey(
+  val WriteBufferSizeMb: ConfigKey[Int] = ConfigKey.int(
     "writeBufferSizeMB", 64,
     "Size of one RocksDB memtable per store, in MiB; a store has at most two. Memory is taken " +
       "as rows are written, and a snapshot empties them. Smaller memtables flush more often and " +
       "leave more compaction work: with 16 MiB, a store grown to 4M keys answered lookups 2x " +
       "slower for the next batches.",
-    "a whole number of MiB from 1 to 1024",
-    intIn(1, 1024))
+    Whole(1, 1024, MiB))
 
-  val BloomFilterBitsPerKey: ConfigKey[Int] = ConfigKey(
+  val BloomFilterBitsPerKey: ConfigKey[Int] = ConfigKey.int(
     "bloomFilterBitsPerKey", 10,
     "Bits per key of the SST files' Bloom filters; they make lookups of absent keys (new " +
       "keys, duplicates checks) cheap. 0 turns the filters off.",
-    "a whole number from 0 to 64",
-    intIn(0, 64))
+    Whole(0, 64))
 
-  val IndexAndFiltersInCache: ConfigKey[Boolean] = ConfigKey(
+  val IndexAndFiltersInCache: ConfigKey[Boolean] = ConfigKey.flag(
     "indexAndFiltersInCache", false,
     "Whether the SST files' index and Bloom filter blocks live in the block cache (partitioned " +
       "into small blocks, so that the memory budget also bounds them) instead of beside it, " +
       "loaded once per file as Spark's RocksDB provider keeps them. false is faster at millions " +
       "of keys per store (every file a compaction writes is ready for lookups at once) and adds " +
       "about 1.5 bytes per stored key outside maxMemoryUsageMB (10 Bloom filter bits and the " +
-      "index), reported in memoryUsedBytes; true keeps them inside the budget.",
-    "true or false",
-    boolean)
+      "index), reported in memoryUsedBytes; true keeps them inside the budget.")
 
-  val SstCompression: ConfigKey[String] = ConfigKey(
-    "sstCompression", "lz4",
-    "Compression of the RocksDB data files (SST): lz4, zstd, snappy or none.",
-    "one of lz4, zstd, snappy, none",
-    s => oneOf("lz4", "zstd", "snappy", "none")(s).map(_.toLowerCase(Locale.ROOT)))
+  val SstCompression: ConfigKey[String] = {
+    val form = OneOf(Seq("lz4", "zstd", "snappy", "none"))
+    ConfigKey("sstCompression", "lz4",
+      "Compression of the RocksDB data files (SST): lz4, zstd, snappy or none.",
+      form, form.parse)
+  }
 
-  val KnownKeysCapacity: ConfigKey[Int] = ConfigKey(
+  val KnownKeysCapacity: ConfigKey[Int] = ConfigKey.int(
     "knownKeysCapacity", 200000,
     "Keys per store whose existence one batch remembers from its reads, so that writing a key " +
       "just read needs no second RocksDB lookup to keep numRowsTotal exact (about 60 bytes each " +
       "besides the key, held by the running task and given back at commit). 0 turns it off.",
-    "a whole number from 0 to 10000000",
-    intIn(0, 10000000))
+    Whole(0, 10000000))
 
   val Ttl: ConfigKey[Long] = ConfigKey(
     "ttl", 0L,
     "Time to live of a state row: it expires once this much time has passed since it was " +
       "written (or, with updateType OnReadAndWrite, last read). 0 or unset: TTL off.",
-    Durations.allowed("turns TTL off"),
+    Duration("turns TTL off"),
     Durations.parseMillis,
     scoped = true)
 
   /** A scoped setting whose value is one of an enum's names (matched case-insensitively). */
   private def enumKey[T <: Named](name: String, values: Seq[T], doc: String): ConfigKey[T] =
-    ConfigKey(name, values.head, doc, values.map(_.name).mkString("one of ", ", ", ""),
-      TtlPolicy.named(values), scoped = true)
+    ConfigKey(name, values.head, doc, OneOf(values.map(_.name)), TtlPolicy.named(values), scoped = true)
 
   val UpdateTypeKey: ConfigKey[UpdateType] = enumKey("updateType", UpdateType.all,
     "OnCreateAndWrite: a write renews a row's timestamp. OnReadAndWrite: point reads " +
@@ -144,27 +124,24 @@ object TtlStoreConfig {
     "eventTimeColumn", None,
     "With EventTime: the timestamp or long (epoch milliseconds) field of the state's key or " +
       "value row that stamps a row; a path such as window.end. The key is searched first.",
-    "a field path such as eventTime or window.end",
+    Text("a field path such as eventTime or window.end"),
     s => Some(s).filter(p => p.nonEmpty && p.split('.').forall(_.nonEmpty)).map(Some(_)),
     scoped = true)
 
-  val AllowTtlOnStreamStreamJoin: ConfigKey[Boolean] = ConfigKey(
+  val AllowTtlOnStreamStreamJoin: ConfigKey[Boolean] = ConfigKey.flag(
     "allowTtlOnStreamStreamJoin", false,
     "Stream-stream joins keep a count store and an index store per side that must agree; TTL " +
       "expires rows of each independently, which can make a join fail or lose matches. ttlstore " +
       "refuses TTL on a join unless this is true (you accept those risks).",
-    "true or false",
-    boolean,
     scoped = true)
 
-  val SweepRowsPerCommit: ConfigKey[Int] = ConfigKey(
+  val SweepRowsPerCommit: ConfigKey[Int] = ConfigKey.int(
     "sweepRowsPerCommit", 100000,
     "Rows the incremental sweep examines per store and commit, resuming where it stopped, when " +
       "some row may be expired; expired ones are removed. 0 turns the sweep off (expired rows " +
       "are then removed on access and before snapshots). Stores that use the native filter do " +
       "not sweep.",
-    "a whole number from 0 to 100000000",
-    intIn(0, 100000000))
+    Whole(0, 100000000))
 
   val NativeFilterEnabled: ConfigKey[NativeFilterMode] = ConfigKey(
     "nativeFilter.enabled", NativeFilterMode.Auto,
@@ -172,7 +149,7 @@ object TtlStoreConfig {
       "expired rows while RocksDB compacts (then the JVM sweep does not run). auto: when the " +
       "library loads for this platform, else one warning and the JVM sweep. true: a store fails " +
       "to start without it. false: the JVM sweep only.",
-    "one of auto, true, false",
+    OneOf(NativeFilterMode.all.map(_.name)),
     TtlPolicy.named(NativeFilterMode.all))
 
   val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
@@ -180,16 +157,15 @@ object TtlStoreConfig {
     "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
       "old, so that expired rows in files no compaction touches still leave the disk. Unset: " +
       "twice the TTL, at least 1 hour and at most 30 days. 0: off.",
-    Durations.allowed("turns periodic compaction off"),
+    Duration("turns periodic compaction off"),
     s => Durations.parseMillis(s).map(Some(_)))
 
-  val CompactExpiredShare: ConfigKey[Double] = ConfigKey(
+  val CompactExpiredShare: ConfigKey[Double] = ConfigKey.double(
     "nativeFilter.compactExpiredShare", 0.5,
     "With the native filter: when the rows that expired since a store's last full compaction " +
       "reach this share of its stored rows (and at least 1000 rows), the commit asks RocksDB to " +
       "compact the store's files in the background. 0: never.",
-    "a number from 0 to 1",
-    s => Parse.double(s).filter(v => v >= 0 && v <= 1))
+    Fraction(0, 1))
 
   val LegacyRowTimestampKey: ConfigKey[LegacyRowTimestamp] = ConfigKey(
     "legacyRowTimestamp", LegacyRowTimestamp.Migration,
@@ -197,16 +173,15 @@ object TtlStoreConfig {
       "provider, which have none) until they are rewritten. migration: the time of the first " +
       "load after the migration, so nothing expires at once (in event time: unknown). unknown: " +
       "never expires until rewritten. expired: already expired.",
-    "one of migration, unknown, expired",
+    OneOf(LegacyRowTimestamp.all.map(_.name)),
     TtlPolicy.named(LegacyRowTimestamp.all))
 
-  val UpgradeRowsPerCommit: ConfigKey[Int] = ConfigKey(
+  val UpgradeRowsPerCommit: ConfigKey[Int] = ConfigKey.int(
     "upgradeRowsPerCommit", 10000,
     "Legacy rows (of an adopted checkpoint) that each commit upgrades to the timestamped format, " +
       "besides those reads and writes upgrade, so that upgrade mode ends even for keys never " +
       "touched. 0: only on access.",
-    "a whole number from 0 to 100000000",
-    intIn(0, 100000000))
+    Whole(0, 100000000))
 
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,

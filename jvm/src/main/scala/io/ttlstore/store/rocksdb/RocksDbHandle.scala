@@ -219,6 +219,7 @@ object RocksDbHandle {
       .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
       .setKeepLogFileNum(2)
     memory.writeBufferManager.foreach(dbOptions.setWriteBufferManager)
+    if (settings.hooks.rocksDbStatistics) ReadStatistics.attachTo(dbOptions)
     val descriptors = Seq(LegacyFamily, TimestampedFamily).zip(cfOptions)
       .map { case (n, o) => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), o) }
     val handles = new JArrayList[ColumnFamilyHandle]()
