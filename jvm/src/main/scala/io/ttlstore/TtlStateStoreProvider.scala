@@ -256,7 +256,8 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       logInfo(s"The TTL of $id changed: counted its rows again")
     }
     lastLoad = LoadFigures.after(lastLoad,
-      LoadFigures((System.nanoTime() - start) / 1000000L, replayed, local.takeSnapshotsRepaired(), version))
+      LoadFigures((System.nanoTime() - start) / 1000000L, replayed, local.takeSnapshotsRepaired(), version,
+        local.takeFetched()))
     if (replayed > 0 || loadEmpty) {
       logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in ${lastLoad.latencyMs} ms)")
     }

@@ -50,7 +50,7 @@ class SnapshotUploadSuite extends AnyFunSuite {
 
       val restored = new File(dir, "restored")
       restored.mkdirs()
-      val manifest = files.downloadSnapshot(VersionFile(4, None), restored)
+      val (manifest, _) = files.downloadSnapshot(VersionFile(4, None), restored, threads = 4)
       assert(manifest.sstFiles.map(_.localName) == Seq("000008.sst", "000012.sst"))
       assert(new File(restored, "000008.sst").length() == 300)
       val names = files.sstFiles().map(_.getPath.getName).toSet

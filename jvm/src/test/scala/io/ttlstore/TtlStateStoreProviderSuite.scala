@@ -12,6 +12,7 @@ import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.ttl.ManualClock
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
+import io.ttlstore.store.rocksdb.ReadTuning
 import io.ttlstore.store.rocksdb.RocksDbHandle
 import io.ttlstore.store.version.{StoreMetrics, TtlStore}
 
@@ -158,6 +159,37 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         commitVersion(p, 0, ("a", 0) -> Some(1L))
         for (family <- Seq(RocksDbHandle.LegacyFamily, RocksDbHandle.TimestampedFamily))
           assert(RocksDbOptionsFile.family(p.localStore.db.dir, family)("level0_file_num_compaction_trigger") == "6")
+      }
+    }
+  }
+
+  test("a large store that stops writing merges its L0 files, and compacts at six again once it writes") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        val rows = ReadTuning.MemtableFilterMinRows.toInt
+        def family = RocksDbOptionsFile.family(p.localStore.db.dir, RocksDbHandle.TimestampedFamily)
+        // minDeltasForSnapshot 3: the snapshot commit of version 3 leaves two L0 files.
+        commitVersion(p, 0, (0 until rows).map(i => (s"k$i", 0) -> Some(i.toLong)): _*)
+        commitVersion(p, 1, ("a", 0) -> Some(1L))
+        commitVersion(p, 2, ("b", 0) -> Some(1L))
+        assert(p.localStore.db.l0Files >= 2)
+        assert(family("memtable_whole_key_filtering") == "true", "a store of this size filters its memtable")
+        assert(family("memtable_prefix_bloom_size_ratio").toDouble > 0)
+        assert(family("level0_file_num_compaction_trigger") == "6")
+
+        (3 until 3 + ReadTuning.ReadOnlyCommits).foreach { v =>
+          val store = p.getStore(v)
+          assert(store.get(key("k7")) != null)
+          store.commit()
+        }
+        assert(family("level0_file_num_compaction_trigger") == "1")
+        val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+        while (p.localStore.db.l0Files > 0 && System.nanoTime() < deadline) Thread.sleep(50)
+        assert(p.localStore.db.l0Files == 0, "RocksDB merged L0 into the base level")
+        assert(read(p, 3 + ReadTuning.ReadOnlyCommits.toLong).size == rows + 2)
+
+        commitVersion(p, 3 + ReadTuning.ReadOnlyCommits.toLong, ("c", 0) -> Some(1L))
+        assert(family("level0_file_num_compaction_trigger") == "6")
       }
     }
   }
@@ -479,6 +511,42 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
         assert(byName("ttlstoreChangelogBytes") > 0)
         assert(StoreMetrics.all.map(_.name).toSet == byName.keySet)
         assert(p.supportedCustomMetrics.map(_.name).toSet == byName.keySet)
+      }
+    }
+  }
+
+  test("a store going back to an older version takes the SST files it already holds, and fetches none of them") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        // minDeltasForSnapshot 3: snapshots of versions 3 and 6, each uploaded by the maintenance after it.
+        (0 until 6).foreach { v =>
+          commitVersion(p, v, (0 until 500).map(i => (s"k$v-$i", 0) -> Some(i.toLong)): _*)
+          if (v == 2 || v == 5) p.doMaintenance()
+        }
+        val older = p.getStore(4)
+        val byName = older.metrics.customMetrics.map { case (k, v) => k.name -> v }
+        older.abort()
+        assert(byName("ttlstoreLoadFilesReused") >= 1, "the local DB of version 6 holds version 3's files")
+        assert(byName("ttlstoreLoadFilesFetched") == 0 && byName("ttlstoreLoadBytesFetched") == 0)
+        assert(read(p, 4).size == 4 * 500)
+      }
+    }
+  }
+
+  test("a store opened where nothing is local fetches every SST file of its snapshot, and counts them") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        (0 until 3).foreach(v => commitVersion(p, v, (0 until 500).map(i => (s"k$v-$i", 0) -> Some(i.toLong)): _*))
+        p.doMaintenance()
+      }
+      withProvider(ttlProvider(dir)) { fresh =>
+        val store = fresh.getStore(3)
+        val byName = store.metrics.customMetrics.map { case (k, v) => k.name -> v }
+        store.abort()
+        val ssts = new File(ttlDir(dir), "sst").listFiles()
+        assert(byName("ttlstoreLoadFilesFetched") == ssts.length)
+        assert(byName("ttlstoreLoadBytesFetched") == ssts.map(_.length()).sum)
+        assert(byName("ttlstoreLoadFilesReused") == 0)
       }
     }
   }

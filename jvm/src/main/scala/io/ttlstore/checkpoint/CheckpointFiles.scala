@@ -181,8 +181,15 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     manifests.computeIfAbsent((file, stamp), _ => readManifest(file))
   }
 
-  /** Restores the snapshot `file` into the empty directory `targetDir`. */
-  def downloadSnapshot(file: VersionFile, targetDir: File): SnapshotManifest = {
+  /**
+   * Restores the snapshot `file` into the empty directory `targetDir`: its small files from the
+   * zip, then its SST files, `threads` at a time ([[SstDownloads]]). An SST in `reusable` (by local
+   * name) with the recorded size and CRC32C is moved into place instead of fetched: the local DB
+   * this store held before may share most of its files with the snapshot. Returns the manifest,
+   * and the SST files fetched and reused.
+   */
+  def downloadSnapshot(file: VersionFile, targetDir: File, threads: Int,
+      reusable: Map[String, File] = Map.empty): (SnapshotManifest, SstDownloads.Fetched) = {
     val version = file.version
     val manifest = readSnapshot(file, Some(targetDir))
     // A zip whose later entries went missing reads as shorter, not as damaged; RocksDB would then
@@ -193,23 +200,14 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       throw TtlStoreErrors.snapshotCorrupted(snapshotPath(file).toString, version,
         if (named.isEmpty) "it holds no RocksDB CURRENT file" else s"its CURRENT names $named, which it does not hold")
     }
-    manifest.sstFiles.foreach { sst =>
+    val fetched = SstDownloads.fill(targetDir, manifest.sstFiles, threads, reusable) { sst =>
       val path = sstPath(sst.dfsName)
-      val target = new File(targetDir, sst.localName)
       val in =
         try CheckpointReads.open(fm, path)
         catch { case _: FileNotFoundException => throw TtlStoreErrors.sstMissing(path.toString, version) }
-      val out = new FileOutputStream(target)
-      val (size, crc) =
-        try Streams.copyWithCrc(in, out)
-        finally out.close()
-      if (size != sst.sizeBytes) {
-        throw TtlStoreErrors.sstCorrupted(path.toString, version,
-          s"$size bytes where the snapshot recorded ${sst.sizeBytes}")
-      }
-      if (crc != sst.crc32c) throw TtlStoreErrors.sstCorrupted(path.toString, version, "checksum mismatch")
+      (in, (detail: String) => TtlStoreErrors.sstCorrupted(path.toString, version, detail))
     }
-    manifest
+    (manifest, fetched)
   }
 
   def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil

@@ -63,6 +63,14 @@ object TtlStoreConfig {
       "slower for the next batches.",
     Whole(1, 1024, MiB))
 
+  val DownloadThreads: ConfigKey[Int] = ConfigKey.int(
+    "downloadThreads", 8,
+    "SST files one executor downloads at once when stores load snapshots they do not hold " +
+      "locally (after a lost executor, a restart on new machines), shared by every store of the " +
+      "executor that loads at the same time. Object stores and HDFS serve parallel streams far " +
+      "faster than one.",
+    Whole(1, 256))
+
   val BloomFilterBitsPerKey: ConfigKey[Int] = ConfigKey.int(
     "bloomFilterBitsPerKey", 10,
     "Bits per key of the SST files' Bloom filters; they make lookups of absent keys (new " +
@@ -184,7 +192,7 @@ object TtlStoreConfig {
     Whole(0, 100000000))
 
   val all: Seq[ConfigKey[_]] = Seq(LocalDir, BoundedMemoryUsage, MaxMemoryUsageMb,
-    WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb,
+    WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb, DownloadThreads,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,

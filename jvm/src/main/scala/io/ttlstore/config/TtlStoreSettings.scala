@@ -25,7 +25,9 @@ final case class TtlStoreSettings(
     /** Spark's autoSnapshotRepair.* settings ([[SparkStateSettings]]). */
     snapshotRepair: SnapshotRepair = SnapshotRepair.SparkDefault,
     /** Spark's maxVersionsToDeletePerMaintenance; None: no limit. */
-    maxVersionsToDelete: Option[Int] = None) {
+    maxVersionsToDelete: Option[Int] = None,
+    /** SST files an executor downloads at once ([[io.ttlstore.checkpoint.SstDownloads]]). */
+    downloadThreads: Int = TtlStoreConfig.DownloadThreads.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -66,7 +68,8 @@ object TtlStoreSettings {
       upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
       hooks = TestHooks.parse(sqlConfs),
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
-      maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs))
+      maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs),
+      downloadThreads = DownloadThreads.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

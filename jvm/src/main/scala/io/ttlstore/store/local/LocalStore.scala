@@ -5,16 +5,15 @@ import java.util.UUID
 
 import scala.util.control.NonFatal
 
-import org.apache.commons.io.FileUtils
 import org.apache.spark.internal.Logging
 
 import io.ttlstore
-  .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, TtlRecord, VersionFile}
+  .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, SstDownloads, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
 import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
 import io.ttlstore.store.nativelib.TtlCompactionFilter
-import io.ttlstore.store.rocksdb.{LocalDiskFull, LocalWorkDirs, RocksDbHandle}
+import io.ttlstore.store.rocksdb.{LocalWorkDirs, RocksDbHandle}
 
 /**
  * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
@@ -42,7 +41,7 @@ final class LocalStore(
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
     stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
-  private val dbDir = new File(workDir, "db")
+  private val dbDir = new DbDirectory(workDir, storeName, files, settings.downloadThreads)
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
 
@@ -154,6 +153,9 @@ final class LocalStore(
   /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
   def takeSnapshotsRepaired(): Int = { val n = repaired; repaired = 0; n }
 
+  /** The SST files restores fetched and reused since the previous call. */
+  def takeFetched(): SstDownloads.Fetched = dbDir.takeFetched()
+
   /**
    * Makes the local DB hold committed version `end` built from `snapshot` and the changelogs after it,
    * whatever else exists (Spark's state reader with `snapshotStartBatchId`); returns the changelogs replayed.
@@ -200,6 +202,9 @@ final class LocalStore(
     held.committed(version)
     state.committed(numRows, ttl)
     knownKeys.clear()
+    // The DB's options for its reads follow what it holds and writes; a failure never fails the commit.
+    try Option(handle).foreach(_.committed(numRows))
+    catch { case NonFatal(e) => logWarning(s"Could not tune the RocksDB options of $storeName for its reads", e) }
   }
 
   /**
@@ -267,13 +272,9 @@ final class LocalStore(
   private def restore(snapshot: Option[VersionFile]): Unit = {
     closeDb()
     held.forget()
-    FileUtils.deleteQuietly(dbDir)
-    dbDir.mkdirs()
-    val manifest = snapshot.map(f =>
-      LocalDiskFull.named(storeName, dbDir,
-        s"download the snapshot of version ${f.version}")(files.downloadSnapshot(f, dbDir)))
+    val manifest = dbDir.restore(snapshot)
     handle =
-      try RocksDbHandle.open(dbDir, storeName, settings, newFilter())
+      try RocksDbHandle.open(dbDir.dir, storeName, settings, newFilter())
       catch {
         case e: TtlStoreException if snapshot.isDefined && RocksDbHandle.isCorruption(e) =>
           throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(snapshot.get).toString, snapshot.get.version,

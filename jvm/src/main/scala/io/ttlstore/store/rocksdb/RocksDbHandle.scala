@@ -50,6 +50,12 @@ final class RocksDbHandle private (
   private val (dbHandle, legacyHandle, timestampedHandle) =
     (db.getNativeHandle, legacyFamily.getNativeHandle, timestampedFamily.getNativeHandle)
   private val writeOptions = new WriteOptions().setDisableWAL(true)
+
+  /** Which mutable options this DB's reads want, decided at each commit. */
+  private val tuning = new ReadTuning
+
+  /** RocksDB's sequence number at the previous commit (or the open): a commit's writes count from it. */
+  private var sequenceAtCommit = db.getLatestSequenceNumber
   private val readOptions = new ReadOptions()
   @volatile private var closed = false
 
@@ -137,6 +143,25 @@ final class RocksDbHandle private (
   }
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
+
+  /** Files in the timestamped family's L0. */
+  def l0Files: Int = wrap("read its L0 files") {
+    // A string property: RocksDB's integer properties do not include it.
+    db.getProperty(timestampedFamily, "rocksdb.num-files-at-level0").trim.toInt
+  }
+
+  /**
+   * After a commit of a store of `rows` rows: sets the mutable options [[ReadTuning]] asks for, from
+   * the rows written since the previous commit (RocksDB's sequence number grows by one with each put
+   * and delete; the first commit after a load counts the replay's too).
+   */
+  def committed(rows: Long): Unit = wrap("set its options") {
+    val sequence = db.getLatestSequenceNumber
+    val change = tuning.afterCommit(rows, written = sequence - sequenceAtCommit, l0Files)
+    sequenceAtCommit = sequence
+    if (change.memtableFilter) db.setOptions(timestampedFamily, FamilyOptions.memtableFilter)
+    change.readMostly.foreach(readOnly => db.setOptions(timestampedFamily, FamilyOptions.l0Trigger(readOnly)))
+  }
 
   /**
    * Compacts all of the timestamped family's data (memtable included) in this thread, so that the

@@ -16,6 +16,12 @@ object StoreMetrics {
     "ttlstoreLoadLatencyMs", "ttlstore: time to load the state version (ms)")
   val ChangelogsReplayed = StateStoreCustomSumMetric(
     "ttlstoreChangelogsReplayed", "ttlstore: changelog files replayed while loading")
+  val LoadFilesFetched = StateStoreCustomSumMetric(
+    "ttlstoreLoadFilesFetched", "ttlstore: SST files a load downloaded from the checkpoint")
+  val LoadBytesFetched = StateStoreCustomSumMetric(
+    "ttlstoreLoadBytesFetched", "ttlstore: SST bytes a load downloaded from the checkpoint")
+  val LoadFilesReused = StateStoreCustomSumMetric(
+    "ttlstoreLoadFilesReused", "ttlstore: SST files a load took from the local copy instead of downloading them")
   val SnapshotsRepaired = StateStoreCustomSumMetric(
     "ttlstoreSnapshotsRepaired",
     "ttlstore: loads built from an older snapshot because the newest failed to load (autoSnapshotRepair)")
@@ -59,7 +65,8 @@ object StoreMetrics {
     "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
 
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
-    ChangelogsReplayed, SnapshotsRepaired, SnapshotsUploaded, SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
+    ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, SnapshotsRepaired, SnapshotsUploaded,
+    SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit)
@@ -77,6 +84,9 @@ object StoreMetrics {
     ChangelogBytes -> commit.changelogBytes,
     LoadLatencyMs -> load.latencyMs,
     ChangelogsReplayed -> load.changelogsReplayed.toLong,
+    LoadFilesFetched -> load.fetched.files.toLong,
+    LoadBytesFetched -> load.fetched.bytes,
+    LoadFilesReused -> load.fetched.reused.toLong,
     SnapshotsRepaired -> load.snapshotsRepaired.toLong,
     SnapshotsUploaded -> commit.uploads.count,
     SnapshotUploadLatencyMs -> commit.uploads.latencyMs,

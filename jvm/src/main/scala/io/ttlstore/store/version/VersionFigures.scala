@@ -1,15 +1,16 @@
 package io.ttlstore.store.version
 
-import io.ttlstore.checkpoint.SnapshotUploader
+import io.ttlstore.checkpoint.{SnapshotUploader, SstDownloads}
 
 // What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
 // rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
 
 /**
- * How long the load of `version` took, how many changelogs it replayed, and whether it was built
- * around a snapshot that failed to load (autoSnapshotRepair).
+ * How long the load of `version` took, how many changelogs it replayed, whether it was built
+ * around a snapshot that failed to load (autoSnapshotRepair), and the SST files it fetched.
  */
-final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int, snapshotsRepaired: Int = 0, version: Long = -1L)
+final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int, snapshotsRepaired: Int = 0, version: Long = -1L,
+    fetched: SstDownloads.Fetched = SstDownloads.Fetched.Zero)
 
 object LoadFigures {
   val Zero: LoadFigures = LoadFigures(0L, 0)
@@ -19,7 +20,8 @@ object LoadFigures {
    * store, then a write store), and that finds it built: the figures stay those of the load that built it.
    */
   def after(previous: LoadFigures, load: LoadFigures): LoadFigures =
-    if (load.changelogsReplayed == 0 && load.snapshotsRepaired == 0 && load.version == previous.version) previous
+    if (load.changelogsReplayed == 0 && load.snapshotsRepaired == 0 && load.fetched == SstDownloads.Fetched.Zero &&
+      load.version == previous.version) previous
     else load
 }
 

@@ -1,0 +1,108 @@
+package io.ttlstore
+
+import java.io.{File, IOException}
+import java.nio.file.Files
+import java.util.concurrent.{ConcurrentLinkedQueue, CountDownLatch, TimeUnit}
+import java.util.concurrent.atomic.AtomicInteger
+
+import io.ttlstore.compat.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.StoreFixtures.withTempDir
+import io.ttlstore.checkpoint.SstDownloads
+import io.ttlstore.checkpoint.SstDownloads.Download
+
+/** How a snapshot's files are fetched: several at once, within one bound, and never half in place. */
+class SstDownloadsSuite extends AnyFunSuite {
+
+  /** A download that writes `bytes` bytes, counting how many downloads run at the same time. */
+  private def counted(
+      dir: File, name: String, running: AtomicInteger, peak: AtomicInteger, bytes: Int = 1024): Download =
+    Download(new File(dir, name),
+      into => {
+        val now = running.incrementAndGet()
+        peak.accumulateAndGet(now, math.max)
+        try {
+          Thread.sleep(20)
+          Files.write(into.toPath, Array.fill[Byte](bytes)(1))
+        } finally running.decrementAndGet()
+      })
+
+  test("files download several at once, never more than the bound, and each lands under its own name") {
+    withTempDir { dir =>
+      val (running, peak) = (new AtomicInteger, new AtomicInteger)
+      // Every download waits until four run together: fewer threads than the bound would never get there.
+      val together = new CountDownLatch(4)
+      val downloads = (1 to 24).map { i =>
+        val d = counted(dir, s"$i.sst", running, peak)
+        Download(d.target,
+          into => {
+            together.countDown()
+            assert(together.await(30, TimeUnit.SECONDS), "four downloads never ran at once")
+            d.fetch(into)
+          })
+      }
+      SstDownloads.run(downloads, threads = 4)
+      assert(peak.get <= 4, "never more than the bound")
+      assert(dir.listFiles().map(_.getName).toSet == (1 to 24).map(i => s"$i.sst").toSet)
+      assert(dir.listFiles().forall(_.length() == 1024))
+    }
+  }
+
+  test("loads running at the same time share the one bound of the executor") {
+    withTempDir { dir =>
+      val (running, peak) = (new AtomicInteger, new AtomicInteger)
+      val loads = (1 to 3).map { load =>
+        val sub = new File(dir, s"store-$load")
+        sub.mkdirs()
+        new Thread(() => SstDownloads.run((1 to 8).map(i => counted(sub, s"$i.sst", running, peak)), threads = 2))
+      }
+      loads.foreach(_.start())
+      loads.foreach(_.join())
+      assert(peak.get <= 2)
+      assert(dir.listFiles().forall(_.listFiles().length == 8))
+    }
+  }
+
+  test("a download that fails leaves no file behind, stops the ones not started, and is thrown as it failed") {
+    withTempDir { dir =>
+      val started = new ConcurrentLinkedQueue[String]()
+      val failing = Download(new File(dir, "bad.sst"),
+        into => {
+          started.add("bad.sst")
+          Files.write(into.toPath, Array.fill[Byte](100)(1))
+          throw new IOException("connection reset after 100 bytes")
+        })
+      val others = (1 to 20).map { i =>
+        Download(new File(dir, s"$i.sst"),
+          into => {
+            started.add(s"$i.sst")
+            Thread.sleep(50)
+            Files.write(into.toPath, Array.fill[Byte](10)(1))
+          })
+      }
+      val e = intercept[IOException](SstDownloads.run(failing +: others, threads = 2))
+      assert(e.getMessage == "connection reset after 100 bytes")
+      assert(!new File(dir, "bad.sst").exists(), "a failed download is never in place")
+      assert(dir.listFiles().forall(f => !f.getName.startsWith(".") && f.length() == 10),
+        s"no temporary or partial file: ${dir.listFiles().map(_.getName).toSeq}")
+      assert(started.asScala.size < 21, "the downloads not started when it failed never ran")
+    }
+  }
+
+  test("the caller returns only once the downloads under way have stopped") {
+    withTempDir { dir =>
+      val slowDone = new CountDownLatch(1)
+      val slow = Download(new File(dir, "slow.sst"),
+        into => {
+          Thread.sleep(300)
+          Files.write(into.toPath, Array[Byte](1))
+          slowDone.countDown()
+        })
+      val failing = Download(new File(dir, "bad.sst"), _ => throw new IOException("gone"))
+      intercept[IOException](SstDownloads.run(Seq(slow, failing), threads = 2))
+      assert(slowDone.await(0, TimeUnit.MILLISECONDS), "nothing writes into the directory after the call")
+    }
+  }
+}
