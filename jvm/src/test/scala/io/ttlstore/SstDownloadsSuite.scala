@@ -93,14 +93,20 @@ class SstDownloadsSuite extends AnyFunSuite {
 
   test("the caller returns only once the downloads under way have stopped") {
     withTempDir { dir =>
-      val slowDone = new CountDownLatch(1)
+      val (slowStarted, slowDone) = (new CountDownLatch(1), new CountDownLatch(1))
       val slow = Download(new File(dir, "slow.sst"),
         into => {
+          slowStarted.countDown()
           Thread.sleep(300)
           Files.write(into.toPath, Array[Byte](1))
           slowDone.countDown()
         })
-      val failing = Download(new File(dir, "bad.sst"), _ => throw new IOException("gone"))
+      // It fails once the slow one is under way (a download not started when one fails never starts).
+      val failing = Download(new File(dir, "bad.sst"),
+        _ => {
+          assert(slowStarted.await(30, TimeUnit.SECONDS))
+          throw new IOException("gone")
+        })
       intercept[IOException](SstDownloads.run(Seq(slow, failing), threads = 2))
       assert(slowDone.await(0, TimeUnit.MILLISECONDS), "nothing writes into the directory after the call")
     }

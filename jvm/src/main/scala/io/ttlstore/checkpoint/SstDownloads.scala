@@ -45,11 +45,29 @@ object SstDownloads {
     p
   }
 
-  /** The pool's size: the bound asked by the newest load (queries of one executor may differ). */
-  private def bound(threads: Int): Unit = pool.synchronized {
+  // The downloads running in this JVM and the most that may: the pool's threads follow the bound, but a
+  // pool made smaller lets a thread above the new size take one more task, so the gate holds it.
+  private val gate = new Object
+  private var running = 0
+  private var limit = 1
+
+  /** The bound asked by the newest load (queries of one executor may differ): the gate's, and the pool's size. */
+  private def bound(threads: Int): Unit = gate.synchronized {
     val n = math.max(1, threads)
+    limit = n
     if (n > pool.getMaximumPoolSize) { pool.setMaximumPoolSize(n); pool.setCorePoolSize(n) }
     else if (n < pool.getMaximumPoolSize) { pool.setCorePoolSize(n); pool.setMaximumPoolSize(n) }
+    gate.notifyAll()
+  }
+
+  private def enter(): Unit = gate.synchronized {
+    while (running >= limit) gate.wait()
+    running += 1
+  }
+
+  private def leave(): Unit = gate.synchronized {
+    running -= 1
+    gate.notifyAll()
   }
 
   /**
@@ -123,9 +141,13 @@ object SstDownloads {
   /** Downloads into a temporary file beside the target, then renames it into place. */
   private def place(d: Download): Unit = {
     val temporary = new File(d.target.getParentFile, s".${d.target.getName}.downloading")
+    enter()
     try {
       d.fetch(temporary)
       Files.move(temporary.toPath, d.target.toPath, StandardCopyOption.ATOMIC_MOVE)
-    } finally Files.deleteIfExists(temporary.toPath)
+    } finally {
+      Files.deleteIfExists(temporary.toPath)
+      leave()
+    }
   }
 }
