@@ -1,7 +1,6 @@
 package io.ttlstore
 
 import java.io.{File, IOException}
-import java.nio.file.Files
 import java.util.concurrent.{ConcurrentLinkedQueue, CountDownLatch, TimeUnit}
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -20,12 +19,12 @@ class SstDownloadsSuite extends AnyFunSuite {
   private def counted(
       dir: File, name: String, running: AtomicInteger, peak: AtomicInteger, bytes: Int = 1024): Download =
     Download(new File(dir, name),
-      into => {
+      out => {
         val now = running.incrementAndGet()
         peak.accumulateAndGet(now, math.max)
         try {
           Thread.sleep(20)
-          Files.write(into.toPath, Array.fill[Byte](bytes)(1))
+          out.write(Array.fill[Byte](bytes)(1))
         } finally running.decrementAndGet()
       })
 
@@ -37,10 +36,10 @@ class SstDownloadsSuite extends AnyFunSuite {
       val downloads = (1 to 24).map { i =>
         val d = counted(dir, s"$i.sst", running, peak)
         Download(d.target,
-          into => {
+          out => {
             together.countDown()
             assert(together.await(30, TimeUnit.SECONDS), "four downloads never ran at once")
-            d.fetch(into)
+            d.fetch(out)
           })
       }
       SstDownloads.run(downloads, threads = 4)
@@ -69,17 +68,17 @@ class SstDownloadsSuite extends AnyFunSuite {
     withTempDir { dir =>
       val started = new ConcurrentLinkedQueue[String]()
       val failing = Download(new File(dir, "bad.sst"),
-        into => {
+        out => {
           started.add("bad.sst")
-          Files.write(into.toPath, Array.fill[Byte](100)(1))
+          out.write(Array.fill[Byte](100)(1))
           throw new IOException("connection reset after 100 bytes")
         })
       val others = (1 to 20).map { i =>
         Download(new File(dir, s"$i.sst"),
-          into => {
+          out => {
             started.add(s"$i.sst")
             Thread.sleep(50)
-            Files.write(into.toPath, Array.fill[Byte](10)(1))
+            out.write(Array.fill[Byte](10)(1))
           })
       }
       val e = intercept[IOException](SstDownloads.run(failing +: others, threads = 2))
@@ -95,10 +94,10 @@ class SstDownloadsSuite extends AnyFunSuite {
     withTempDir { dir =>
       val (slowStarted, slowDone) = (new CountDownLatch(1), new CountDownLatch(1))
       val slow = Download(new File(dir, "slow.sst"),
-        into => {
+        out => {
           slowStarted.countDown()
           Thread.sleep(300)
-          Files.write(into.toPath, Array[Byte](1))
+          out.write(Array[Byte](1))
           slowDone.countDown()
         })
       // It fails once the slow one is under way (a download not started when one fails never starts).
@@ -107,7 +106,7 @@ class SstDownloadsSuite extends AnyFunSuite {
           assert(slowStarted.await(30, TimeUnit.SECONDS))
           throw new IOException("gone")
         })
-      intercept[IOException](SstDownloads.run(Seq(slow, failing), threads = 2))
+      intercept[IOException](SstDownloads.run(Seq(failing, slow), threads = 2))
       assert(slowDone.await(0, TimeUnit.MILLISECONDS), "nothing writes into the directory after the call")
     }
   }

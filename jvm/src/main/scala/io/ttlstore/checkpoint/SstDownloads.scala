@@ -1,9 +1,9 @@
 package io.ttlstore.checkpoint
 
-import java.io.{File, FileInputStream, FileOutputStream, InputStream, OutputStream}
-import java.nio.file.{Files, StandardCopyOption}
-import java.util.concurrent.{CancellationException, ExecutionException, Future, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
-import java.util.concurrent.atomic.AtomicInteger
+import java.io.{File, FileInputStream, InputStream, OutputStream}
+import java.nio.file.Files
+import java.util.concurrent.{CountDownLatch, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.atomic.{AtomicInteger, AtomicReference}
 
 /**
  * Puts a snapshot's SST files into a local directory: those a local file already holds are moved
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * of `downloadThreads` threads, so that many stores loading at once (a lost executor's stores
  * moving here) do not open hundreds of streams.
  *
- * Each file is written under a temporary name beside its target, checked by the caller's `fetch`
+ * Each file is written as a [[LocalAtomicFile]] (a temporary name beside its target), checked by the caller's `fetch`
  * (size, CRC32C) and only then renamed to its name: a download that fails or is damaged leaves no
  * file that a later load would trust. The first failure cancels the files not yet started; it is
  * thrown once the files under way have stopped, so that nothing writes into the directory after
@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger
  */
 object SstDownloads {
 
-  /** One file to fetch: `fetch` writes `target`'s bytes to the file it is given, or throws. */
-  final case class Download(target: File, fetch: File => Unit)
+  /** One file to fetch: `fetch` writes `target`'s bytes to the stream it is given, or throws. */
+  final case class Download(target: File, fetch: OutputStream => Unit)
 
   /** What a load's snapshot restore fetched, and the local files it took instead of fetching them. */
   final case class Fetched(files: Int, bytes: Long, reused: Int) {
@@ -45,18 +45,17 @@ object SstDownloads {
     p
   }
 
-  // The downloads running in this JVM and the most that may: the pool's threads follow the bound, but a
-  // pool made smaller lets a thread above the new size take one more task, so the gate holds it.
+  // The downloads running in this JVM and the most that may. The gate holds the bound; the pool only
+  // grows to the largest bound asked for (its idle threads time out), since a pool made smaller lets a
+  // thread above its new size take one more task.
   private val gate = new Object
   private var running = 0
   private var limit = 1
 
-  /** The bound asked by the newest load (queries of one executor may differ): the gate's, and the pool's size. */
+  /** The bound asked by the newest load (queries of one executor may differ). */
   private def bound(threads: Int): Unit = gate.synchronized {
-    val n = math.max(1, threads)
-    limit = n
-    if (n > pool.getMaximumPoolSize) { pool.setMaximumPoolSize(n); pool.setCorePoolSize(n) }
-    else if (n < pool.getMaximumPoolSize) { pool.setCorePoolSize(n); pool.setMaximumPoolSize(n) }
+    limit = math.max(1, threads)
+    if (limit > pool.getMaximumPoolSize) { pool.setMaximumPoolSize(limit); pool.setCorePoolSize(limit) }
     gate.notifyAll()
   }
 
@@ -79,7 +78,7 @@ object SstDownloads {
       open: SstFile => (InputStream, String => Exception)): Fetched = {
     val (reused, fetch) = ssts.partition(sst => reusable.get(sst.localName).exists(holds(_, sst)))
     reused.foreach(sst => Files.move(reusable(sst.localName).toPath, new File(targetDir, sst.localName).toPath))
-    run(fetch.map(sst => Download(new File(targetDir, sst.localName), into => copy(sst, into, open))), threads)
+    run(fetch.map(sst => Download(new File(targetDir, sst.localName), out => copy(sst, out, open))), threads)
     Fetched(fetch.size, fetch.map(_.sizeBytes).sum, reused.size)
   }
 
@@ -88,13 +87,10 @@ object SstDownloads {
     f.length() == sst.sizeBytes && Streams.copyWithCrc(new FileInputStream(f), OutputStream.nullOutputStream())
       ._2 == sst.crc32c
 
-  /** Copies `sst` into `into`, checking its size and CRC32C against what the snapshot recorded. */
-  private def copy(sst: SstFile, into: File, open: SstFile => (InputStream, String => Exception)): Unit = {
+  /** Copies `sst` to `out`, checking its size and CRC32C against what the snapshot recorded. */
+  private def copy(sst: SstFile, out: OutputStream, open: SstFile => (InputStream, String => Exception)): Unit = {
     val (in, damaged) = open(sst)
-    val out = new FileOutputStream(into)
-    val (size, crc) =
-      try Streams.copyWithCrc(in, out)
-      finally out.close()
+    val (size, crc) = Streams.copyWithCrc(in, out)
     if (size != sst.sizeBytes) throw damaged(s"$size bytes where the snapshot recorded ${sst.sizeBytes}")
     if (crc != sst.crc32c) throw damaged("checksum mismatch")
   }
@@ -106,48 +102,38 @@ object SstDownloads {
   def run(downloads: Seq[Download], threads: Int): Unit = {
     if (downloads.isEmpty) return
     bound(threads)
-    @volatile var failed = false
-    val futures: Seq[Future[_]] = downloads.map { d =>
-      pool.submit(new Runnable {
-        override def run(): Unit = if (!failed) {
-          try place(d)
-          catch { case e: Throwable => failed = true; throw e }
-        }
-      })
+    // Every download counts down once it ran, failed, or was skipped after a failure: a count, not
+    // Future.get, which a cancelled future answers while its download still runs.
+    val first = new AtomicReference[Throwable]()
+    val done = new CountDownLatch(downloads.size)
+    downloads.foreach { d =>
+      pool.execute(() =>
+        try if (first.get == null) place(d)
+        catch { case e: Throwable => first.compareAndSet(null, e) }
+        finally done.countDown())
     }
-    var first: Option[Throwable] = None
-    try {
-      futures.foreach { f =>
-        try f.get()
-        catch {
-          case e: ExecutionException => if (first.isEmpty) first = Some(e.getCause); futures.foreach(_.cancel(false))
-          case _: CancellationException => ()
-        }
-      }
-    } catch {
+    try done.await()
+    catch {
       case e: InterruptedException =>
-        // The task was killed: stop what has not started, and let the caller's cleanup see no writer.
-        failed = true
-        futures.foreach(_.cancel(false))
-        futures.foreach(f =>
-          try f.get()
-          catch { case _: Exception => () })
+        // The task was killed: what has not started is skipped, and the caller's cleanup sees no writer.
+        first.compareAndSet(null, e)
+        while (done.getCount > 0)
+          try done.await()
+          catch { case _: InterruptedException => () }
         Thread.currentThread().interrupt()
         throw e
     }
-    first.foreach(throw _)
+    Option(first.get).foreach(throw _)
   }
 
-  /** Downloads into a temporary file beside the target, then renames it into place. */
+  /** Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. */
   private def place(d: Download): Unit = {
-    val temporary = new File(d.target.getParentFile, s".${d.target.getName}.downloading")
     enter()
     try {
-      d.fetch(temporary)
-      Files.move(temporary.toPath, d.target.toPath, StandardCopyOption.ATOMIC_MOVE)
-    } finally {
-      Files.deleteIfExists(temporary.toPath)
-      leave()
-    }
+      val out = LocalAtomicFile.create(d.target.toPath)
+      try d.fetch(out)
+      catch { case e: Throwable => out.cancel(); throw e }
+      out.close()
+    } finally leave()
   }
 }
