@@ -53,7 +53,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-line chaos soak docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -61,7 +61,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
-	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-line chaos soak docs clean
+	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
 
 all: install
 
@@ -399,6 +399,14 @@ bench-ladder: install
 bench-reads: install
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
 	$(PY) bench/read_profile.py
+
+# Recovery against state size (bench/recoveries.py): a restart on a new cluster and a lost executor, with the
+# checkpoint on an emulated object store, per provider, at 1, 3 and 8 GB of state, into docs/recovery.md and
+# docs/recovery.png. About 80 minutes and 30 GB of free disk. BEFORE_JAR=<a ttlstore jar of before issue 50>
+# adds its arm; without it the arm is ttlstore with one download at a time.
+bench-recovery: install
+	$(SBT) -error $(DEV_PROJECT)/Test/compile
+	$(PY) bench/recoveries.py $(if $(BEFORE_JAR),--arms rocksdb-changelog ttlstore-before ttlstore --before-jar $(BEFORE_JAR))
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).

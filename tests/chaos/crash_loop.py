@@ -19,6 +19,11 @@ with event-time TTL of 2 seconds: "now" is the largest event time a store has se
 each version, so which rows expire depends on the input alone. Its reference is the same queries
 on ttlstore without faults; `restarted_counts` shows that rows did expire.
 
+The variant "executors killed while stores load" runs on Spark's `local-cluster` master (two executor
+JVMs): after each start of the driver, while its first batches load every store from the checkpoint (a
+snapshot's files and the changelogs after it, fetched at once), one executor is killed with SIGKILL too;
+its stores load again on the other executor or on the one its worker starts anew.
+
 `tests/test_crash_loop.py` runs a few kills in `make test`; `make chaos` runs this script with
 hundreds and writes its figures to bench-output/chaos.json.
 """
@@ -29,6 +34,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +45,9 @@ from chaos.report import replace_section
 from processes import kill_group  # tests/ is on PYTHONPATH (conftest, make chaos)
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "cluster"))
+from executors import spark_home  # noqa: E402
+
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 TTL_PROVIDER = "io.ttlstore.TtlStateStoreProvider"
 # Per query set, its queries; `classic` are the four of the issue, `expiring` those whose state rows
@@ -130,9 +139,10 @@ def plans_of(query_set: str, source):  # type: ignore[no-untyped-def]
     }
 
 
-def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic", checkpoints: str | None = None) -> None:
+def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic", checkpoints: str | None = None,
+          master: str | None = None) -> None:
     """The driver: runs the queries until every input file is processed (resuming their checkpoints,
-    below `checkpoints`: a URI, by default `work/checkpoints`)."""
+    below `checkpoints`: a URI, by default `work/checkpoints`), on `master` if given."""
     from pyspark.sql import functions as F
 
     import ttlstore
@@ -144,6 +154,8 @@ def drive(work: Path, provider: str, confs: list[str], query_set: str = "classic
     builder = (local_session_builder("crash-loop")
                .config("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
                .config("spark.sql.streaming.minBatchesToRetain", "4"))
+    if master:
+        builder = builder.master(master).config("spark.executor.memory", "1g")
     for setting in confs:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
@@ -208,24 +220,56 @@ def restarted_counts(work: Path) -> int:
     return restarts
 
 
+def executors_of(group: int) -> list[int]:
+    """The executor JVMs of a driver's local cluster: those in its process group."""
+    out = subprocess.run(["ps", "-eo", "pid=,pgid=,args="], capture_output=True, text=True, check=True).stdout
+    return [int(f[0]) for line in out.splitlines() if "CoarseGrainedExecutorBackend" in line
+            and len(f := line.split()) > 1 and int(f[1]) == group]
+
+
+def kill_an_executor(child: subprocess.Popen, rng: random.Random, max_delay: float) -> bool:  # type: ignore[type-arg]
+    """Kills one of the driver's executors with SIGKILL after a random delay (while its stores load); whether it did."""
+    deadline = time.monotonic() + rng.uniform(0, max_delay)
+    while time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    pids = executors_of(child.pid) if child.poll() is None else []
+    if not pids:
+        return False
+    try:
+        os.kill(rng.choice(pids), signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_delay: float = 8.0,
-        timeout: float = 600.0, query_set: str = "classic", checkpoints: str | None = None) -> dict:
+        timeout: float = 600.0, query_set: str = "classic", checkpoints: str | None = None,
+        master: str | None = None) -> dict:
     """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments.
-    `checkpoints`: where the checkpoints go (a URI), by default `work/checkpoints`."""
+    `checkpoints`: where the checkpoints go (a URI), by default `work/checkpoints`. On a `local-cluster`
+    `master`, an executor is killed too after each start, 0-3 s in, while the stores load."""
     rng = random.Random(seed)
     delays = []
+    executor_kills = 0
     argv = ([sys.executable, __file__, "drive", str(work), provider, f"--queries={query_set}"]
-            + [f"--conf={c}" for c in confs] + ([f"--checkpoints={checkpoints}"] if checkpoints else []))
+            + [f"--conf={c}" for c in confs] + ([f"--checkpoints={checkpoints}"] if checkpoints else [])
+            + ([f"--master={master}"] if master else []))
+    env = dict(os.environ)
+    if master and master.startswith("local-cluster"):
+        home = work / "spark-home"
+        env["SPARK_HOME"] = str(home if home.is_dir() else spark_home(work))
     while True:
         killing = len(delays) < kills
         with open(work / "driver.log", "a") as log:
             child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env)
             try:
                 assert child.stdout is not None
                 line = child.stdout.readline()
                 if not line.startswith("STARTED"):
                     raise RuntimeError(f"the driver did not start (see {work / 'driver.log'}): {line!r}")
+                if killing and master and master.startswith("local-cluster"):
+                    executor_kills += kill_an_executor(child, rng, 3.0)
                 if killing:
                     delay = rng.uniform(0, max_delay)
                     deadline = time.monotonic() + delay
@@ -238,7 +282,7 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
                 done, _ = child.communicate(timeout=timeout)
                 if "DONE" not in done or child.returncode != 0:
                     raise RuntimeError(f"the driver failed (exit {child.returncode}); see {work / 'driver.log'}")
-                return {"kills": len(delays), "delays": delays}
+                return {"kills": len(delays), "delays": delays, "executor_kills": executor_kills}
             finally:
                 kill_group(child)
 
@@ -250,6 +294,7 @@ class Variant:
     confs: tuple[str, ...]
     query_set: str = "classic"
     reference: str = HDFS_PROVIDER
+    master: str | None = None  # the loop's (its reference runs on the test suite's local[2])
 
     @property
     def reference_confs(self) -> list[str]:
@@ -263,6 +308,8 @@ VARIANTS = {
     "TTL expiring (event time, 2 seconds)": Variant(
         (TTL_KEY + "ttl=2 seconds", TTL_KEY + "timeCharacteristic=EventTime", TTL_KEY + "eventTimeColumn=groupState.ts"),
         query_set="expiring", reference=TTL_PROVIDER),
+    "executors killed while stores load (local-cluster, TTL 1 day)": Variant(
+        (TTL_KEY + "ttl=1 day",), query_set="pair", master="local-cluster[2,1,1024]"),
 }
 SECTION = "## Crash loop (`make chaos`)"
 
@@ -281,7 +328,8 @@ def chaos(out: Path, kills: int, seed: int, files: int, rows: int, keys: int) ->
         work = out / f"variant-{n}"
         write_input(work / "input", seed, files, rows, keys)
         started = time.monotonic()
-        done = run(work, TTL_PROVIDER, list(variant.confs), kills=kills, seed=seed + n + 1, query_set=variant.query_set)
+        done = run(work, TTL_PROVIDER, list(variant.confs), kills=kills, seed=seed + n + 1, query_set=variant.query_set,
+                   master=variant.master)
         got = results(work, variant.query_set)
         report["variants"][name] = {
             **done, "seconds": round(time.monotonic() - started),
@@ -300,15 +348,18 @@ def section(report: dict) -> str:
              f"{report['files']} input files of {report['rows']} events, the driver killed with SIGKILL after a random "
              "delay of 0-8 s once its queries had started, restarted until the input was done; results compared with "
              "the same queries run without faults on the reference provider (the TTL-expiring variant: ttlstore with "
-             "the same settings, its running counts restarting where rows expired).", "",
-             "| variant | kills survived | reference | results equal to the run without faults | time |",
+             "the same settings, its running counts restarting where rows expired). On `local-cluster`, an executor "
+             "is also killed 0-3 s after each start, while the stores load.", "",
+             "| variant | kills survived (driver, executor) | reference | results equal to the run without faults | "
+             "time |",
              "|---|---|---|---|---|"]
     for variant, v in report["variants"].items():
         equal = f"all {len(v['equal'])} queries" if all(v["equal"].values()) else \
             "NOT " + ", ".join(q for q, ok in v["equal"].items() if not ok)
         if v.get("restarted_counts") is not None:
             equal += f"; {v['restarted_counts']} running counts restarted after expiry"
-        lines.append(f"| {variant} | {v['kills']} | {v['reference']} | {equal} | {v['seconds'] // 60} min |")
+        lines.append(f"| {variant} | {v['kills']}, {v.get('executor_kills', 0)} | {v['reference']} | {equal} | "
+                     f"{v['seconds'] // 60} min |")
     return "\n".join(lines) + "\n"
 
 
@@ -321,6 +372,7 @@ def main() -> None:
     d.add_argument("--conf", action="append", default=[])
     d.add_argument("--queries", choices=QUERY_SETS, default="classic")
     d.add_argument("--checkpoints", help="where the checkpoints go (a URI); default WORK/checkpoints")
+    d.add_argument("--master", help="default: the test suite's local[2]")
     c = sub.add_parser("chaos", help="the long loop of `make chaos`")
     c.add_argument("--kills", type=int, default=70, help="kills per variant")
     c.add_argument("--seed", type=int, default=1)
@@ -332,7 +384,7 @@ def main() -> None:
                    help="the document whose crash-loop section is rewritten")
     args = parser.parse_args()
     if args.command == "drive":
-        drive(args.work, args.provider, args.conf, args.queries, args.checkpoints)
+        drive(args.work, args.provider, args.conf, args.queries, args.checkpoints, args.master)
         return
     report = chaos(args.out, args.kills, args.seed, args.files, args.rows, args.keys)
     (args.out.parent / "chaos.json").write_text(json.dumps(report, indent=2))

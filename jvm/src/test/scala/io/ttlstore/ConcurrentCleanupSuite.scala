@@ -1,6 +1,8 @@
 package io.ttlstore
 
 import java.io.File
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+import java.util.concurrent.atomic.AtomicBoolean
 
 import org.apache.spark.sql.execution.streaming.state._
 import org.scalatest.funsuite.AnyFunSuite
@@ -14,7 +16,8 @@ import io.ttlstore.errors.TtlStoreException
  * uploads a newer snapshot and deletes what no retained version needs, and a restarted query's,
  * loading the latest version meanwhile. The cleanup may delete the changelogs the load listed; the
  * load then loads from the newer snapshot, as every retained version can. A file system that stops
- * answering is no such change: the load fails naming the file it could not read.
+ * answering is no such change: the load fails naming the file it could not read. A load that restores
+ * a snapshot fetches the changelogs after it meanwhile, and still names a damaged one.
  */
 class ConcurrentCleanupSuite extends AnyFunSuite {
   private def conf(settings: (String, String)*): StateStoreConf = storeConf(
@@ -78,20 +81,20 @@ class ConcurrentCleanupSuite extends AnyFunSuite {
   }
 
   /**
-   * Commits versions 1 to 7, then loads 7 in a new instance, the file system going down once it opened
-   * version 3's changelog (`damage` first done to that file); returns the load's error, and checks that
-   * version 7 loads as committed once the file system answers again (and the file is mended).
+   * Commits versions 1 to 7, then loads 7 in a new instance (which fetches the snapshot of version 2
+   * and the changelogs after it at once), the file system going down as `down` has it, `damage` first
+   * done to version 3's changelog; returns the load's error, and checks that version 7 loads as
+   * committed once the file system answers again (and the file is mended).
    */
-  private def failedLoad(damage: File => Unit = _ => ()): TtlStoreException = withTempDir { dir =>
+  private def failedLoad(down: (=> TtlStoreException) => TtlStoreException,
+      damage: File => Unit = _ => ()): TtlStoreException = withTempDir { dir =>
     val e = withProvider(instance(dir)) { stopped =>
       commitSeven(stopped, v2 = false)
       val changelog = new File(dir, s"0/0/${CheckpointFiles.DirName}/3.changelog")
       val committed = java.nio.file.Files.readAllBytes(changelog.toPath)
       damage(changelog)
       val failure = withProvider(instance(dir)) { restarted =>
-        HookedFileSystem.downFrom(p => firstChangelog(p.getName)) {
-          intercept[TtlStoreException](restarted.getReadStore(7))
-        }
+        down(intercept[TtlStoreException](restarted.getReadStore(7)))
       }
       java.nio.file.Files.write(changelog.toPath, committed)
       failure
@@ -105,17 +108,42 @@ class ConcurrentCleanupSuite extends AnyFunSuite {
   }
 
   test("a load whose file system stops answering fails naming the file it could not read, listing nothing again") {
-    val e = failedLoad()
+    // Down once the first changelog was opened: the snapshot's files, or the changelogs after it, are refused.
+    val e = failedLoad(HookedFileSystem.downFrom(p => firstChangelog(p.getName))(_))
     assert(e.errorName == "CHECKPOINT_READ_FAILED")
-    assert(e.getMessage.contains("4.changelog"), e.getMessage)
+    assert(
+      raw"Reading \S+/0/0/ttlstore/(sst/\S+\.sst|2\.snapshot|[4-7]\.changelog) ".r.findFirstIn(e.getMessage).nonEmpty,
+      e.getMessage)
     assert(e.getMessage.contains("not known to be damaged"), e.getMessage)
     assert(e.getSuppressed.isEmpty, e.getSuppressed.toSeq)
   }
 
   test("a damaged changelog keeps its own error when the listing after it fails too") {
-    val e = failedLoad(damage = f => java.nio.file.Files.write(f.toPath, Array.fill[Byte](f.length.toInt)(7)))
+    // Down at the second listing of the store's files: the one after the damaged changelog failed to replay.
+    val e = failedLoad(HookedFileSystem.downAtListing(2, _.getName == CheckpointFiles.DirName)(_),
+      damage = f => java.nio.file.Files.write(f.toPath, Array.fill[Byte](f.length.toInt)(7)))
     assert(e.errorName == "CHANGELOG_CORRUPTED")
     assert(e.getMessage.contains("3.changelog"), e.getMessage)
     assert(e.getSuppressed.exists(_.isInstanceOf[java.net.ConnectException]), e.getSuppressed.toSeq)
+  }
+
+  test("a load that restores a snapshot fetches the changelogs after it while the snapshot's files come in") {
+    withTempDir { dir =>
+      withProvider(instance(dir))(commitSeven(_, v2 = false))
+      val changelogFetched = new CountDownLatch(1)
+      val overlapped = new AtomicBoolean(false)
+      withProvider(instance(dir)) { restarted =>
+        // An SST's download waits for a changelog's: without fetching ahead, none starts before replay.
+        HookedFileSystem.onEveryOpen { p =>
+          if (p.getName.endsWith(".changelog")) changelogFetched.countDown()
+          if (p.getName.endsWith(".sst") && changelogFetched.await(10, TimeUnit.SECONDS)) overlapped.set(true)
+        } {
+          val store = restarted.getReadStore(7)
+          try assert(contents(store) == expected)
+          finally store.release()
+        }
+      }
+      assert(overlapped.get, "no changelog was fetched while the snapshot's SST files came in")
+    }
   }
 }

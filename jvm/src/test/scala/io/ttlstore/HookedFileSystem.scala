@@ -29,6 +29,10 @@ final class HookedFileSystem extends RawLocalFileSystem {
   }
 
   override def listStatus(f: Path): Array[FileStatus] = {
+    System.getProperties.get(HookedFileSystem.ListKey) match {
+      case hook: Consumer[Path @unchecked] => hook.accept(f)
+      case _ =>
+    }
     refuseWhileDown()
     super.listStatus(f)
   }
@@ -40,6 +44,7 @@ final class HookedFileSystem extends RawLocalFileSystem {
 object HookedFileSystem {
   private val Key = "io.ttlstore.test.hookedFileSystem"
   private val DownKey = "io.ttlstore.test.hookedFileSystem.down"
+  private val ListKey = "io.ttlstore.test.hookedFileSystem.list"
   private val firedCount = new AtomicInteger
 
   /** A Hadoop configuration that serves `hooked://` by this file system. */
@@ -77,5 +82,29 @@ object HookedFileSystem {
       System.getProperties.remove(Key)
       System.clearProperty(DownKey)
     }
+  }
+
+  /**
+   * Runs `body`, the file system going down at the `n`th listing of a directory that `matching`
+   * accepts: that listing is refused, and every open and listing after it until `body` ends.
+   */
+  def downAtListing[T](n: Int, matching: Path => Boolean)(body: => T): T = {
+    val seen = new AtomicInteger
+    val hook: Consumer[Path] = (f: Path) =>
+      if (matching(f) && seen.incrementAndGet() == n) System.setProperty(DownKey, "true")
+    System.getProperties.put(ListKey, hook)
+    try body
+    finally {
+      System.getProperties.remove(ListKey)
+      System.clearProperty(DownKey)
+    }
+  }
+
+  /** Runs `body`, `hook` running just before every open (on the opening thread) until `body` ends. */
+  def onEveryOpen[T](hook: Path => Unit)(body: => T): T = {
+    val consumer: Consumer[Path] = (f: Path) => hook(f)
+    System.getProperties.put(Key, consumer)
+    try body
+    finally System.getProperties.remove(Key)
   }
 }

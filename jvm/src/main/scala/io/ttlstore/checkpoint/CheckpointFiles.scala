@@ -85,16 +85,14 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
       } finally reader.close()
     } catch { case NonFatal(_) => None }
 
-  /** Opens the changelog of `file`'s version committed under its checkpoint id (None: format v1). */
-  def openChangelog(file: VersionFile): ChangelogReader = {
+  /**
+   * Opens the changelog of `file`'s version committed under its checkpoint id (None: format v1); from
+   * `local` if given, a whole copy of it fetched before ([[fetchChangelog]]), checked as the original.
+   */
+  def openChangelog(file: VersionFile, local: Option[File] = None): ChangelogReader = {
     val (version, id) = (file.version, file.id)
     val path = changelogPath(file)
-    val in =
-      try CheckpointReads.open(fm, path)
-      catch {
-        case _: FileNotFoundException =>
-          throw TtlStoreErrors.changelogMissing(path.toString, version)
-      }
+    val in = local.fold(openChangelogFile(file))(new FileInputStream(_))
     val reader =
       try new ChangelogReader(path.toString, version, in)
       catch { case NonFatal(e) => in.close(); throw e }
@@ -104,6 +102,19 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
         s"it records checkpoint id ${reader.checkpointId.getOrElse("none")}, its name ${id.getOrElse("none")}")
     }
     reader
+  }
+
+  private def openChangelogFile(file: VersionFile): InputStream = {
+    val path = changelogPath(file)
+    try CheckpointReads.open(fm, path)
+    catch { case _: FileNotFoundException => throw TtlStoreErrors.changelogMissing(path.toString, file.version) }
+  }
+
+  /** Copies the changelog of `file` as it is in the checkpoint to `out`, for [[openChangelog]] to read later. */
+  def fetchChangelog(file: VersionFile, out: OutputStream): Unit = {
+    val in = openChangelogFile(file)
+    try Streams.copyWithCrc(in, out)
+    finally in.close()
   }
 
   /** The lineage the changelog of `version` committed under `id` records ([[Lineage]]). */

@@ -99,31 +99,43 @@ object SstDownloads {
    * Runs every download, at most `threads` at once across this JVM; returns when all are in place.
    * Throws the first failure (as thrown by its `fetch`) once no download of this call runs.
    */
-  def run(downloads: Seq[Download], threads: Int): Unit = {
-    if (downloads.isEmpty) return
-    bound(threads)
-    // Every download counts down once it ran, failed, or was skipped after a failure: a count, not
-    // Future.get, which a cancelled future answers while its download still runs.
-    val first = new AtomicReference[Throwable]()
-    val done = new CountDownLatch(downloads.size)
+  def run(downloads: Seq[Download], threads: Int): Unit = start(downloads, threads).await()
+
+  /** Starts every download as [[run]] does, and returns at once: [[Pending.await]] waits for them. */
+  def start(downloads: Seq[Download], threads: Int): Pending = {
+    val pending = new Pending(downloads.size)
+    if (downloads.nonEmpty) bound(threads)
     downloads.foreach { d =>
       pool.execute(() =>
-        try if (first.get == null) place(d)
-        catch { case e: Throwable => first.compareAndSet(null, e) }
-        finally done.countDown())
+        try if (pending.first.get == null) place(d)
+        catch { case e: Throwable => pending.first.compareAndSet(null, e) }
+        finally pending.done.countDown())
     }
-    try done.await()
-    catch {
-      case e: InterruptedException =>
-        // The task was killed: what has not started is skipped, and the caller's cleanup sees no writer.
-        first.compareAndSet(null, e)
-        while (done.getCount > 0)
-          try done.await()
-          catch { case _: InterruptedException => () }
-        Thread.currentThread().interrupt()
-        throw e
+    pending
+  }
+
+  /** Downloads under way. */
+  final class Pending private[SstDownloads] (count: Int) {
+    // Every download counts down once it ran, failed, or was skipped after a failure: a count, not
+    // Future.get, which a cancelled future answers while its download still runs.
+    private[SstDownloads] val first = new AtomicReference[Throwable]()
+    private[SstDownloads] val done = new CountDownLatch(count)
+
+    /** Returns when every download is in place; else throws the first failure once none runs any more. */
+    def await(): Unit = {
+      try done.await()
+      catch {
+        case e: InterruptedException =>
+          // The task was killed: what has not started is skipped, and the caller's cleanup sees no writer.
+          first.compareAndSet(null, e)
+          while (done.getCount > 0)
+            try done.await()
+            catch { case _: InterruptedException => () }
+          Thread.currentThread().interrupt()
+          throw e
+      }
+      Option(first.get).foreach(throw _)
     }
-    Option(first.get).foreach(throw _)
   }
 
   /** Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. */

@@ -42,6 +42,7 @@ final class LocalStore(
     stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
   private val dbDir = new DbDirectory(workDir, storeName, files, settings.downloadThreads)
+  private val changelogs = new ChangelogPrefetch(files, workDir, settings.downloadThreads)
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
 
@@ -68,7 +69,6 @@ final class LocalStore(
   private var upgradeCursor: Option[Array[Byte]] = None
 
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
-
   private val loads = new VersionLoads(files, adoptions, format, settings.snapshotRepair)
 
   /** How many loads were repaired around a snapshot that failed to load, since the previous call. */
@@ -170,14 +170,16 @@ final class LocalStore(
     case p: LoadPlan.Build =>
       knownKeys.clear()
       val path = p.route.snapshot.fold("")(files.snapshotPath(_).toString)
-      val restored = BaseRestore.run(p, settings.snapshotRepair, path)(route => restoreBase(route.base))
-      if (restored.repaired) repaired += 1
-      val route = restored.route
-      held.forget()
-      route.changelogs.foreach(replay)
-      if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
-      held.built(p.version, route.lineage, p.nextVersion)
-      route.changelogs.size
+      changelogs.start(p.route)
+      try {
+        val restored = BaseRestore.run(p, settings.snapshotRepair, path)(route => restoreBase(route.base))
+        if (restored.repaired) repaired += 1
+        held.forget()
+        restored.route.changelogs.foreach(replay)
+        if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
+        held.built(p.version, restored.route.lineage, p.nextVersion)
+        restored.route.changelogs.size
+      } finally changelogs.clear()
   }
 
   private def restoreBase(base: LoadBase): Unit = base match {
@@ -289,7 +291,7 @@ final class LocalStore(
   }
 
   private def replay(changelog: VersionFile): Unit = {
-    val reader = files.openChangelog(changelog)
+    val reader = changelogs.open(changelog)
     try {
       Replay.changelog(reader, handle, state.legacyRows > 0)
       state.replayed(reader.rowsAfter, reader.ttl)

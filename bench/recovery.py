@@ -1,0 +1,212 @@
+"""Recovery against state size (`make bench-recovery`): how long a query with big state takes to serve again after
+its stores lost their local copies, for Spark's RocksDB provider (changelog checkpointing on) and ttlstore.
+
+One `dropDuplicates` of wide events (a long id and 512 characters of random base64 per row, so the state is as large
+on disk as its rows, TTL on for ttlstore) over STORES stores is built to each rung's size on the local disk (local[2],
+a process of its own per provider). Then, per arm and repeat, interleaved, a new process restarts the query from that
+checkpoint on `local-cluster[2,1,3072]` (two executor JVMs with fresh local directories: a new cluster), read through
+`shaped://` (jvm/src/test/scala/io/ttlstore/bench/ShapedFileSystem.scala: the same files, served as an object store
+serves them, with a first-byte latency per request and a bandwidth per stream and per executor). It runs AFTER
+batches of half new, half stored keys, then kills an executor while it runs a task of the stateful stage (its stores
+move) and runs AFTER batches more.
+
+Figures per run: restart, the time from the query's start (its executors up) until the first batch commits; loss,
+from the kill until the batch it hit commits; the batch times after each; the load figures the progress reports
+(ttlstore's `ttlstoreLoad*`, Spark's `rocksdbLoad*` and `rocksdbReplayChangeLog*`), and the checkpoint's bytes.
+Run as a script it builds (`build`) or restarts (`restart`) once and prints one line `RESULT {json}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import ladder
+
+sys.path.insert(0, str(ladder.ROOT / "tests" / "cluster"))
+from executors import kill_during_stage, spark_home  # noqa: E402
+
+STORES = 16
+PAYLOAD_HASHES = 6  # 6 x 64 random bytes a row, in base64: 512 characters
+BUILD_ROWS_PER_BATCH = 200_000
+AFTER_ROWS_PER_BATCH = 20_000
+AFTER = 10
+ROW_BYTES = 560  # a row's key in the state (an UnsafeRow of the id and the payload), to size a rung's fill
+TTL = "1 day"
+# What the emulated object store serves (ShapedFileSystem's settings): per request and stream, per executor.
+LATENCY_MS, STREAM_MBPS, PROCESS_MBPS = 30, 64, 256
+SHAPED = {
+    "spark.hadoop.fs.shaped.impl": "io.ttlstore.bench.ShapedFileSystem",
+    "spark.hadoop.fs.shaped.latencyMs": str(LATENCY_MS),
+    "spark.hadoop.fs.shaped.streamMBps": str(STREAM_MBPS),
+    "spark.hadoop.fs.shaped.processMBps": str(PROCESS_MBPS),
+}
+CHANGELOG = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true"}
+SPARK_ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+TTLSTORE = "io.ttlstore.TtlStateStoreProvider"
+TTL_ON = {"spark.sql.streaming.stateStore.ttlstore.ttl": TTL}
+# The state each arm restarts from: Spark's provider's, or ttlstore's (one checkpoint for both of its arms).
+STATES = {"rocksdb-changelog": (SPARK_ROCKSDB, CHANGELOG), "ttlstore": (TTLSTORE, TTL_ON)}
+# arm: (label, state, extra settings); the arm "ttlstore-before" runs the jar given as --before-jar.
+ARMS = {
+    "rocksdb-changelog": ("Spark's RocksDB provider + changelog", "rocksdb-changelog", {}),
+    "ttlstore-before": ("ttlstore before issue 50 (one download at a time)", "ttlstore", {}),
+    "ttlstore-sequential": ("ttlstore, downloadThreads = 1", "ttlstore",
+                            {"spark.sql.streaming.stateStore.ttlstore.downloadThreads": "1"}),
+    "ttlstore": ("ttlstore", "ttlstore", {}),
+}
+
+
+def events(spark, rows_per_batch: int, stored: int, building: bool):  # type: ignore[no-untyped-def]
+    """The query's input: an id per row and its payload, derived from the id alone so that a repeat is a duplicate.
+    While building, the rate source's value up to `stored`, then only ids already stored (the stores only read
+    while maintenance uploads their snapshots); afterwards, every other row a new id and every other an id of
+    the first `stored`."""
+    from pyspark.sql import functions as F
+
+    source = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows_per_batch)
+              .option("numPartitions", 2).load())
+    value = F.col("value")
+    ident = (F.when(value < stored, value).otherwise(value % stored) if building
+             else F.when(value % 2 == 0, value).otherwise((value * 7919) % stored))
+    ids = source.select(ident.cast("long").alias("id"))
+    payload = F.base64(F.concat(*[F.unhex(F.sha2(F.concat(F.col("id").cast("string"), F.lit(f"/{i}")), 512))
+                                  for i in range(PAYLOAD_HASHES)]))
+    return ids.select("id", payload.alias("payload")).dropDuplicates(["id", "payload"])
+
+
+def session(master: str, provider_class: str, settings: dict[str, str], local: Path, jar: str | None):  # type: ignore[no-untyped-def]
+    from pyspark.sql import SparkSession
+
+    import ttlstore
+
+    classes = str(ladder.test_classes())
+    builder = (
+        SparkSession.builder.master(master).appName("recovery")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "4g").config("spark.executor.memory", "3g")
+        .config("spark.local.dir", str(local))
+        .config("spark.sql.shuffle.partitions", str(STORES))
+        .config("spark.driver.extraClassPath", classes).config("spark.executor.extraClassPath", classes)
+        .config("spark.sql.streaming.numRecentProgressUpdates", "1000")
+    )
+    for key, value in {**SHAPED, **settings}.items():
+        builder = builder.config(key, value)
+    spark = ttlstore.configure(builder, jar=jar).config(ttlstore.settings.PROVIDER_CLASS_KEY, provider_class).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def batches(query) -> list[dict]:  # type: ignore[no-untyped-def]
+    if query.exception() is not None:
+        raise RuntimeError(str(query.exception()))
+    return [p for p in query.recentProgress if p["numInputRows"] > 0]
+
+
+def committed_at(progress: dict) -> float:
+    """When a batch committed (its start, from the progress, plus its time), in seconds since the epoch."""
+    start = datetime.fromisoformat(progress["timestamp"].replace("Z", "+00:00")).timestamp()
+    return start + progress["durationMs"]["triggerExecution"] / 1000
+
+
+def du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def build(args: argparse.Namespace) -> dict:
+    """Fills a new checkpoint to `args.rows` rows on the local disk, and waits for every store's snapshot."""
+    provider_class, settings = STATES[args.state]
+    work = Path(args.work)
+    # Maintenance every 10 s, and the changelogs of only the last 10 versions kept: built in a few large batches,
+    # the state would otherwise sit twice in the checkpoint (snapshots and changelogs), which a stream that grew
+    # over days does not have.
+    maintenance = {"spark.sql.streaming.stateStore.maintenanceInterval": "10s",
+                   "spark.sql.streaming.minBatchesToRetain": "10"}
+    spark = session("local[2]", provider_class, {**settings, **maintenance}, work / "local-build", None)
+    query = (events(spark, BUILD_ROWS_PER_BATCH, args.rows, True).writeStream.format("noop").outputMode("append")
+             .option("checkpointLocation", str(work / "checkpoint")).trigger(processingTime="0 seconds").start())
+    started = time.monotonic()
+    try:
+        while len(batches(query)) * BUILD_ROWS_PER_BATCH < args.rows:
+            time.sleep(0.5)
+        filled = time.monotonic()
+        # Batches of stored ids only, while maintenance (every 10 s here) uploads each store's snapshot.
+        while time.monotonic() - filled < 35:
+            time.sleep(0.5)
+        progress = batches(query)
+    finally:
+        query.stop()
+        spark.stop()
+    shutil.rmtree(work / "local-build", ignore_errors=True)
+    state = work / "checkpoint" / "state"
+    return {"state": args.state, "rows": progress[-1]["stateOperators"][0]["numRowsTotal"], "batches": len(progress),
+            "build_s": filled - started, "checkpoint_bytes": du(state)}
+
+
+def restart(args: argparse.Namespace) -> dict:
+    """Restarts the query from the checkpoint on a new local cluster, then loses an executor; see the module's doc."""
+    label, state, extra = ARMS[args.arm]
+    provider_class, settings = STATES[state]
+    work = Path(tempfile.mkdtemp(prefix=f"restart-{args.arm}-", dir=args.work))
+    os.environ["SPARK_HOME"] = str(spark_home(work))
+    spark = session("local-cluster[2,1,3072]", provider_class, {**settings, **extra}, work / "local",
+                    args.before_jar if args.arm == "ttlstore-before" else None)
+    status = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
+    while status.getExecutorMemoryStatus().size() < 3:  # the driver and both executors
+        time.sleep(0.1)
+    checkpoint = f"shaped://{Path(args.checkpoint).resolve()}"
+    started = time.time()
+    query = (events(spark, AFTER_ROWS_PER_BATCH, args.stored, False).writeStream.format("noop").outputMode("append")
+             .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
+    killed: dict = {}
+    try:
+        while len(batches(query)) < AFTER:
+            time.sleep(0.1)
+        killer = threading.Thread(target=lambda: killed.update(kill_during_stage(spark, STORES, after=0.3, timeout=600)))
+        killer.start()
+        killer.join()
+        while len(batches(query)) < 2 * AFTER + 2:
+            time.sleep(0.1)
+    finally:
+        query.stop()
+        progress = batches(query) if query.exception() is None else []
+        spark.stop()
+    hit = max(i for i, p in enumerate(progress)
+              if datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp() <= killed["at"])
+    shutil.rmtree(work, ignore_errors=True)
+
+    def loads(p: dict) -> dict:
+        metrics = p["stateOperators"][0]["customMetrics"]
+        return {k: v for k, v in metrics.items() if "Load" in k or "ReplayChangeLog" in k or "Fetched" in k or "Reused" in k}
+
+    ms = [p["durationMs"]["triggerExecution"] for p in progress]
+    return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,
+            "restart_batches_ms": ms[:AFTER], "restart_loads": loads(progress[0]),
+            "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + AFTER],
+            "loss_loads": loads(progress[hit]), "killed": killed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("step", choices=("build", "restart"))
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--state", choices=tuple(STATES))
+    parser.add_argument("--rows", type=int)
+    parser.add_argument("--arm", choices=tuple(ARMS))
+    parser.add_argument("--checkpoint")
+    parser.add_argument("--stored", type=int, help="rows the built state holds")
+    parser.add_argument("--before-jar")
+    args = parser.parse_args()
+    print("RESULT " + json.dumps(build(args) if args.step == "build" else restart(args)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
