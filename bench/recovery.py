@@ -39,7 +39,6 @@ PAYLOAD_HASHES = 6  # 6 x 64 random bytes a row, in base64: 512 characters
 BUILD_ROWS_PER_BATCH = 200_000
 AFTER_ROWS_PER_BATCH = 20_000
 AFTER = 10
-ROW_BYTES = 560  # a row's key in the state (an UnsafeRow of the id and the payload), to size a rung's fill
 TTL = "1 day"
 # What the emulated object store serves (ShapedFileSystem's settings): per request and stream, per executor.
 LATENCY_MS, STREAM_MBPS, PROCESS_MBPS = 30, 64, 256

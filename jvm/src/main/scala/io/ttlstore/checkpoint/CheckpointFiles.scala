@@ -113,7 +113,7 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
   /** Copies the changelog of `file` as it is in the checkpoint to `out`, for [[openChangelog]] to read later. */
   def fetchChangelog(file: VersionFile, out: OutputStream): Unit = {
     val in = openChangelogFile(file)
-    try Streams.copyWithCrc(in, out)
+    try in.transferTo(out)
     finally in.close()
   }
 
