@@ -35,7 +35,7 @@ MAVEN_REPO := jvm/target/maven-repo
 # The tests' (make test and its parts) leave the Scaladoc jars out, which take most of a publish and which no
 # test reads; make publish-local and make dist write them (each kind of repository has its stamp, and a
 # publish starts from an empty repository).
-TEST_GOALS := test test-python test-lines test-suites test-matrix
+TEST_GOALS := test test-python test-lines test-suites run-suites test-matrix
 SCALADOC := $(if $(filter publish-local dist,$(MAKECMDGOALS)),true,$(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),false,true))
 PUBLISHED := $(MAVEN_REPO)/.published$(if $(filter false,$(SCALADOC)),-without-scaladoc)
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
@@ -61,7 +61,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
-	test-python test-lines test-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
+	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
 
 all: install
 
@@ -219,20 +219,25 @@ dev-jar: $(VENV)/.demo .build/spark-$(DEV_LINE)/jars/.fetched $(SBT_LAUNCHER)
 # Published again only when a jar changed.
 publish-local: jar $(PUBLISHED)
 
+# The jars are what `jar` writes: a parallel make builds them before what reads them.
+$(JARS): | jar ;
+
 $(PUBLISHED): $(JARS)
 	rm -rf $(MAVEN_REPO)
 	TTLSTORE_SCALADOC=$(SCALADOC) $(SBT) publish
 	touch $@
 
-# First, side by side, what needs no sbt: the native tests beside the development environment, then the
-# lint beside the other environments and downloads (pip and Maven wait on the network and on single-threaded
-# unpacking; the development line's Spark jars come from its environment, so it comes first). Then sbt's
-# steps and the suites, one after the other.
+# First, side by side, the native tests beside the development environment; then the lint, the other
+# environments and downloads beside sbt's build of the jars, which starts once the lines' Spark jars are in
+# (pip and Maven wait on the network and on single-threaded unpacking, sbt on the processors; the development
+# line's Spark jars come from its environment, so it comes first; the lines' environments are named here, not
+# through line-venvs, whose make of its own would fetch their Spark jars a second time beside sbt). Then the
+# suites.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
-	@$(MAKE) --no-print-directory -j3 --output-sync=target lint spark-jars $(LINE_VENVS) \
-		$(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
-	@$(MAKE) --no-print-directory test-suites
+	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) lint spark-jars $(LINE_VENVS) \
+		$(filter-out line-venvs,$(SUITES_NEED))
+	@$(MAKE) --no-print-directory run-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
@@ -281,7 +286,7 @@ test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 # The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
-	tests/test_checkpoint_v2.py tests/test_repartition.py tests/test_recovery.py
+	tests/test_checkpoint_v2.py tests/test_repartition.py tests/test_recovery.py tests/test_local_cluster.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
 # core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
 # forgets, jars of the other Scala refused, the native filter on it).
@@ -334,8 +339,11 @@ test-lines: install publish-local line-venvs
 # make test's last part: ScalaTest (test-jvm), then the development line's suite, and the other lines' cores
 # beside both at the lowest priority (ScalaTest leaves half the machine idle, the suite a third, waiting on
 # query starts and restarts; the cores take that time and finish at full speed once the suite is done). The
-# suite runs once ScalaTest passed.
-test-suites: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+# suite runs once ScalaTest passed. (run-suites: the same without building what they need.)
+SUITES_NEED := install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+test-suites: $(SUITES_NEED)
+	@$(MAKE) --no-print-directory run-suites
+run-suites:
 	@$(call RUN_LINES,nice -n 19); \
 	$(JVM_TESTS) && { $(SUITE); }; dev=$$?; \
 	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status

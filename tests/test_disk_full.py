@@ -26,8 +26,6 @@ import pytest
 
 from conftest import ROOT
 
-ROUNDS = 24
-
 DRIVER = textwrap.dedent(
     """
     import json, os, sys, time
@@ -157,13 +155,15 @@ def small_local_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-@pytest.mark.parametrize(("filled_after", "restart_meets"), [
-    (3, "open its RocksDB instance"),  # before any snapshot: a restart starts a new DB from the changelogs
-    (12, "download the snapshot of version 10"),  # after one: a restart downloads it first
+#: Each case runs until a few rounds after the flush ahead of the next local snapshot (version 10, then 20)
+#: met the full disk.
+@pytest.mark.parametrize(("filled_after", "rounds", "restart_meets"), [
+    (3, 14, "open its RocksDB instance"),  # before any snapshot: a restart starts a new DB from the changelogs
+    (12, 24, "download the snapshot of version 10"),  # after one: a restart downloads it first
 ], ids=["before the first snapshot", "after a snapshot"])
 def test_a_full_local_disk_fails_the_batch_by_name_and_the_query_goes_on_once_there_is_room(
-        small_local_disk: Path, tmp_path: Path, filled_after: int, restart_meets: str):
-    ran = subprocess.run([sys.executable, "-c", DRIVER, str(small_local_disk), str(tmp_path / "work"), str(ROUNDS),
+        small_local_disk: Path, tmp_path: Path, filled_after: int, rounds: int, restart_meets: str):
+    ran = subprocess.run([sys.executable, "-c", DRIVER, str(small_local_disk), str(tmp_path / "work"), str(rounds),
                           str(filled_after)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
     assert ran.returncode == 0 and len(results) == 1, ran.stdout[-2000:] + ran.stderr[-4000:]
@@ -183,5 +183,5 @@ def test_a_full_local_disk_fails_the_batch_by_name_and_the_query_goes_on_once_th
     # Nothing committed changed: every batch, the failed one run again included, emitted what the
     # same rounds emit on Spark's HDFS provider without faults.
     assert result["outputs"] == result["reference"]
-    assert len(result["outputs"]) == ROUNDS
-    assert result["rows_total"] == 20000
+    assert len(result["outputs"]) == rounds
+    assert result["rows_total"] == 20000, "every key the rounds wrote is stored"

@@ -2,7 +2,7 @@
 
 Run by tests/test_local_cluster.py in a process of its own (one SparkContext per process):
 
-    python tests/cluster/local_cluster.py WORKDIR [--kill-round N]
+    python tests/cluster/local_cluster.py WORKDIR [--kill-round N] [--queries dedup,count] [--no-repartition]
 
 For each of Spark's HDFS provider and ttlstore it runs the same deduplication and aggregation
 round by round, each round a new query run on the same checkpoint (so stores are loaded again,
@@ -11,8 +11,9 @@ stateful stage runs; Spark retries the lost tasks on the other executor and its 
 starts a new executor. Its aggregation is repartitioned between rounds (``ttlstore repartition``,
 4 -> 7 -> 3 partitions) while the executors that ran it still hold its stores. It prints one line,
 ``RESULT {json}``: the rows of every round per provider and query, the state partitions each round
-ran with, the executor that initialized each ttlstore store (from the executors' logs), and the
-kill.
+ran with and the files its stores fetched from the checkpoint to load (ttlstore's
+``ttlstoreLoadFilesFetched``), the executor that initialized each ttlstore store (from the executors'
+logs), and the kill.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import ttlstore
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 PARTITIONS = 4
-ROUNDS = 6
+ROUNDS = 5
 #: ttlstore's aggregation is repartitioned to n before round r.
 REPARTITIONS = {2: 7, 4: 3}
 
@@ -60,7 +61,7 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
     source, checkpoint = work / f"{name}-{label}-input", work / f"{name}-{label}-checkpoint"
     source.mkdir(parents=True)
     spark.conf.set(ttlstore.settings.PROVIDER_CLASS_KEY, provider)
-    outputs, killed, seconds, partitions = [], {}, [], []
+    outputs, killed, seconds, partitions, fetched = [], {}, [], [], []
     for r in range(ROUNDS):
         if r in repartitions:
             ttlstore.repartition(checkpoint, repartitions[r])
@@ -84,25 +85,31 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
             killer.join()
             killed["batch_seconds"] = time.monotonic() - start
         outputs.append(sorted(emitted))
-        partitions.append(query.lastProgress["stateOperators"][0]["numShufflePartitions"])
-    return {"outputs": outputs, "killed": killed, "seconds": seconds, "partitions": partitions}
+        operator = query.lastProgress["stateOperators"][0]
+        partitions.append(operator["numShufflePartitions"])
+        fetched.append(operator["customMetrics"].get("ttlstoreLoadFilesFetched", 0))
+    return {"outputs": outputs, "killed": killed, "seconds": seconds, "partitions": partitions,
+            "files_fetched": fetched}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("work", type=Path)
     parser.add_argument("--kill-round", type=int, default=3)
+    parser.add_argument("--queries", default=",".join(QUERIES), help="which of the queries to run, by name")
     parser.add_argument("--no-repartition", action="store_true",
                         help="keep the aggregation's partitions (Spark 3.5 writes no operator metadata to repartition by)")
     args = parser.parse_args()
     builder = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("ttlstore-local-cluster")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", str(PARTITIONS))
-               .config("spark.sql.streaming.stateStore.maintenanceInterval", "1s"))
+               .config("spark.sql.streaming.stateStore.maintenanceInterval", "1s")
+               # A snapshot at every version: a store that moves fetches its SST files, not only changelogs.
+               .config("spark.sql.streaming.stateStore.minDeltasForSnapshot", "1"))
     spark = ttlstore.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     result = {"app": spark.sparkContext.applicationId}
-    for name in QUERIES:
+    for name in args.queries.split(","):
         result[name] = {
             "hdfs": run_rounds(spark, HDFS_PROVIDER, name, args.work, None, {}),
             "ttlstore": run_rounds(spark, ttlstore.settings.PROVIDER_CLASS, name, args.work,
