@@ -230,14 +230,15 @@ $(PUBLISHED): $(JARS)
 # First, side by side, the native tests beside the development environment; then the lint, the other
 # environments and downloads beside sbt's build of the jars, which starts once the lines' Spark jars are in
 # (pip and Maven wait on the network and on single-threaded unpacking, sbt on the processors; the development
-# line's Spark jars are copied from its environment first, so that sbt waits on the other lines' downloads
-# alone, not on the environments queued before that copy; the lines' environments are named here, not
+# line's Spark jars are copied from its environment before that step, so that sbt waits on the other lines'
+# downloads alone, not on the environments queued before the copy; the lines' environments are named here, not
 # through line-venvs, whose make of its own would fetch their Spark jars a second time beside sbt). Then the
 # suites.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
+	@$(MAKE) --no-print-directory .build/spark-$(DEV_LINE)/jars/.fetched
 	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) \
-		.build/spark-$(DEV_LINE)/jars/.fetched lint spark-jars $(LINE_VENVS) $(filter-out line-venvs,$(SUITES_NEED))
+		lint spark-jars $(LINE_VENVS) $(filter-out line-venvs,$(SUITES_NEED))
 	@$(MAKE) --no-print-directory run-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
