@@ -238,7 +238,7 @@ test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
 	@$(MAKE) --no-print-directory .build/spark-$(DEV_LINE)/jars/.fetched
 	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) \
-		lint spark-jars $(LINE_VENVS) $(filter-out line-venvs,$(SUITES_NEED))
+		lint spark-jars $(LINE_VENVS) $(SUITES_NEED)
 	@$(MAKE) --no-print-directory run-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
@@ -342,8 +342,8 @@ test-lines: install publish-local line-venvs
 # beside both at the lowest priority (ScalaTest leaves half the machine idle, the suite a third, waiting on
 # query starts and restarts; the cores take that time and finish at full speed once the suite is done). The
 # suite runs once ScalaTest passed. (run-suites: the same without building what they need.)
-SUITES_NEED := install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
-test-suites: $(SUITES_NEED)
+SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
 	@$(call RUN_LINES,nice -n 19); \

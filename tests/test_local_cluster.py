@@ -25,13 +25,14 @@ from conftest import HAS_OPERATOR_METADATA, ROOT
 
 #: The round of ttlstore's deduplication in which an executor is killed (of five).
 KILL_ROUND = 3
-REPARTITIONED = "test_an_aggregation_repartitioned_while_executors_hold_its_stores_emits_what_spark_hdfs_provider_does"
 
 
 @pytest.fixture(scope="module")
 def cluster_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One run of the script for the module: the aggregation too where its test was selected."""
-    queries = ["dedup"] + (["count"] if any(item.name == REPARTITIONED for item in request.session.items) else [])
+    repartitioned = test_an_aggregation_repartitioned_while_executors_hold_its_stores_emits_what_spark_hdfs_provider_does
+    queries = ["dedup"] + (["count"] if any(getattr(item, "function", None) is repartitioned
+                                            for item in request.session.items) else [])
     work = tmp_path_factory.mktemp("local-cluster")
     env = {**os.environ, "SPARK_HOME": str(spark_home(work))}
     ran = subprocess.run([sys.executable, str(ROOT / "tests" / "cluster" / "local_cluster.py"), str(work / "work"),
