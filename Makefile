@@ -231,14 +231,15 @@ $(PUBLISHED): $(JARS)
 # environments and downloads beside sbt's build of the jars, which starts once the lines' Spark jars are in
 # (pip and Maven wait on the network and on single-threaded unpacking, sbt on the processors; the development
 # line's Spark jars are copied from its environment before that step, so that sbt waits on the other lines'
-# downloads alone, not on the environments queued before the copy; the lines' environments are named here, not
-# through line-venvs, whose make of its own would fetch their Spark jars a second time beside sbt). Then the
-# suites.
+# downloads alone, not on the environments queued before the copy; sbt's goals are named before the lines'
+# environments, so that a parallel make gives sbt the first slot that frees once the Spark jars are in; the
+# environments are named here, not through line-venvs, whose make of its own would fetch their Spark jars a
+# second time beside sbt). Then the suites.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
 	@$(MAKE) --no-print-directory .build/spark-$(DEV_LINE)/jars/.fetched
 	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) \
-		lint spark-jars $(LINE_VENVS) $(SUITES_NEED)
+		lint spark-jars $(SUITES_NEED) $(LINE_VENVS)
 	@$(MAKE) --no-print-directory run-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
@@ -411,10 +412,11 @@ bench-reads: install
 	$(PY) bench/read_profile.py
 
 # Recovery against state size (bench/recoveries.py): a restart on a new cluster and a lost executor, with the
-# checkpoint on an emulated object store, per provider, at 1, 3 and 8 GB of state, into docs/recovery.md and
-# docs/recovery.png. About 80 minutes and 30 GB of free disk. BEFORE_JAR=<a ttlstore jar of before issue 50>
-# adds its arm; without it the arm is ttlstore with one download at a time.
-bench-recovery: install
+# checkpoint on an emulated object store, per provider, at 0.7, 3 and 8 GB of state (and on HDFS, Hadoop's mini
+# cluster, at 0.7 GB), into docs/recovery.md and docs/recovery.png. About 80 minutes and 30 GB of free disk.
+# BEFORE_JAR=<a ttlstore jar of before issue 50> adds its arm; without it the arm is ttlstore with one download
+# at a time.
+bench-recovery: install $(MINICLUSTER)/.fetched
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
 	$(PY) bench/recoveries.py $(if $(BEFORE_JAR),--arms rocksdb-changelog ttlstore-before ttlstore --before-jar $(BEFORE_JAR))
 

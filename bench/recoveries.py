@@ -2,8 +2,9 @@
 
 Per rung (GB of state): each state (Spark's RocksDB provider with changelog, ttlstore) is built once
 (bench/recovery.py build), then every arm restarts from it `--repeats` times, the arms interleaved and their order
-reversed every other round (bench/recovery.py restart: a new cluster, then an executor lost). A rung's
-checkpoints are deleted once measured. The results go to bench-output/recovery.json after every rung, and the
+reversed every other round (bench/recovery.py restart: a new cluster, then an executor lost). At the rungs of
+`--hdfs-rungs` the states are then copied into HDFS (Hadoop's mini cluster on this machine) and every arm restarts
+from there as well. A rung's checkpoints are deleted once measured. The results go to bench-output/recovery.json after every rung, and the
 page is written from that file (`--report-only` rewrites it without running anything).
 """
 
@@ -19,11 +20,14 @@ import time
 from pathlib import Path
 
 import ladder
+import pyspark
 import recovery
+from mini_dfs import mini_dfs
 
 OUT = ladder.ROOT / "bench-output" / "recovery"
 REPORT = ladder.ROOT / "docs" / "recovery.md"
-RUNGS_GB = (1.0, 3.0, 8.0)
+RUNGS_GB = (0.7, 3.0, 8.0)
+HDFS_RUNGS_GB = (0.7,)
 BASE = "rocksdb-changelog"
 BYTES_PER_ROW = 585  # measured: a row's share of a ttlstore snapshot (its SST bytes over its rows)
 
@@ -45,9 +49,49 @@ def fits_at_once(gb: float, states: int) -> bool:
     return (2.3 * states + 2.2) * gb * 1e9 < shutil.disk_usage(OUT).free
 
 
-def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None) -> dict:
-    """Builds each state and restarts every arm from its state `repeats` times, interleaved. A rung whose
-    checkpoints do not fit the disk at once runs one state after the other: its arms, then the next state's."""
+def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None,
+             hdfs: str | None = None) -> list[dict]:
+    """Every arm restarted from its state `repeats` times, interleaved: from the checkpoints under `work` read
+    through the emulated object store, or from their copies under the HDFS `hdfs`. A run on HDFS is the arm
+    "<arm>@hdfs"."""
+    runs = []
+    for r in range(repeats):
+        for arm in arms if r % 2 == 0 else arms[::-1]:
+            state = recovery.ARMS[arm][1]
+            checkpoint = f"{hdfs}/{state}/checkpoint" if hdfs else str(work / state / "checkpoint")
+            argv = ["restart", "--work", str(work), "--arm", arm, "--stored", str(rows_for(gb)),
+                    "--checkpoint", checkpoint]
+            name = f"{arm}@hdfs" if hdfs else arm
+            try:
+                run = script(argv + (["--before-jar", before_jar] if before_jar else []))
+            except RuntimeError as e:  # kept on the page, the rung goes on
+                runs.append({"arm": name, "label": label(arm, hdfs), "failed": str(e)[-1500:]})
+                print(f"{gb:g} GB {name:24s} FAILED: {str(e)[-300:]}", flush=True)
+                continue
+            runs.append({**run, "arm": name, "label": label(arm, hdfs)})
+            print(f"{gb:g} GB {name:24s} restart {run['restart_s']:6.1f} s, loss {run['loss_s']:6.1f} s", flush=True)
+    return runs
+
+
+def label(arm: str, hdfs: str | None) -> str:
+    return recovery.ARMS[arm][0] + (", checkpoint on HDFS" if hdfs else "")
+
+
+def on_hdfs(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None) -> list[dict]:
+    """The arms restarted from copies of their states on a mini cluster (its data under `work`)."""
+    with mini_dfs(work / "hdfs", Path(pyspark.__file__).parent / "jars") as hdfs:
+        for state in dict.fromkeys(recovery.ARMS[a][1] for a in arms):
+            put = script(["put", "--work", str(work), "--checkpoint", str(work / state / "checkpoint"),
+                          "--to", f"{hdfs}/{state}/checkpoint"])
+            print(f"{gb:g} GB: {put['bytes'] / 1e9:.2f} GB of {state} copied into HDFS in {put['put_s']:.0f} s",
+                  flush=True)
+        return restarts(gb, work, arms, repeats, before_jar, hdfs)
+
+
+def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None, hdfs: bool) -> dict:
+    """Builds each state and restarts every arm from its state `repeats` times, interleaved (and from HDFS if
+    `hdfs`). A rung whose checkpoints do not fit the disk at once runs one state after the other: its arms, then
+    the next state's."""
     rows = rows_for(gb)
     work = OUT / f"rung-{gb:g}"
     shutil.rmtree(work, ignore_errors=True)
@@ -59,19 +103,9 @@ def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None) -
             builds[state] = script(["build", "--work", str(work / state), "--state", state, "--rows", str(rows)])
             print(f"{gb:g} GB: built {state} in {builds[state]['build_s']:.0f} s, "
                   f"{builds[state]['checkpoint_bytes'] / 1e9:.2f} GB in the checkpoint", flush=True)
-        for r in range(repeats):
-            for arm in group if r % 2 == 0 else group[::-1]:
-                argv = ["restart", "--work", str(work), "--arm", arm, "--stored", str(rows),
-                        "--checkpoint", str(work / recovery.ARMS[arm][1] / "checkpoint")]
-                try:
-                    run = script(argv + (["--before-jar", before_jar] if before_jar else []))
-                except RuntimeError as e:  # kept on the page, the rung goes on
-                    runs.append({"arm": arm, "label": recovery.ARMS[arm][0], "failed": str(e)[-1500:]})
-                    print(f"{gb:g} GB {arm:20s} FAILED: {str(e)[-300:]}", flush=True)
-                    continue
-                runs.append(run)
-                print(f"{gb:g} GB {arm:20s} restart {run['restart_s']:6.1f} s, loss {run['loss_s']:6.1f} s",
-                      flush=True)
+        runs += restarts(gb, work, group, repeats, before_jar)
+        if hdfs:
+            runs += on_hdfs(gb, work, group, repeats, before_jar)
         shutil.rmtree(work, ignore_errors=True)
     return {"gb": gb, "rows": rows, "builds": builds, "runs": runs, "states_at_once": len(groups) == 1}
 
@@ -133,6 +167,7 @@ def report(results: dict) -> str:
         f"{recovery.AFTER} batches more. The new ids of each run stay in the state, so the later runs of a rung restart "
         "from a little more; the state column is the median of what ttlstore's restarts fetched.",
         "",
+        *hdfs_note(rungs),
         "- **Restart**: from the query's start (its executors up) until its first batch commits; every store fetches "
         "its snapshot and replays the changelogs after it.",
         "- **Loss**: from the kill until the batch it hit commits (the lost stores load on the surviving executor "
@@ -180,6 +215,17 @@ def report(results: dict) -> str:
             lines.append(f"| {rung['gb']:g} GB | {state} | {b['rows']:,} | {b['build_s']:.0f} s | "
                          f"{b['checkpoint_bytes'] / 1e9:.2f} GB |")
     return "\n".join(lines) + "\n"
+
+
+def hdfs_note(rungs: list[dict]) -> list[str]:
+    at = [f"{r['gb']:g} GB" for r in rungs if any(run["arm"].endswith("@hdfs") for run in r["runs"])]
+    if not at:
+        return []
+    return [f"At {', '.join(at)} every arm also restarted from a copy of its state on HDFS (the rows \"checkpoint on "
+            "HDFS\"): Hadoop's mini cluster, one name node and one data node in a JVM on this machine, copied there "
+            "through Hadoop's FileSystem API after the arms' runs on the emulated object store. It shares the machine's 2 cores "
+            "and its disk with the cluster and no network lies between them, so these rows measure what HDFS's "
+            "protocol and each provider's reads cost, not a data center's bandwidth.", ""]
 
 
 def goals(rungs: list[dict], arms: list[str]) -> list[str]:
@@ -249,6 +295,8 @@ def main() -> None:
     parser.add_argument("--rungs", type=float, nargs="+", default=list(RUNGS_GB), help="GB of state at each rung")
     parser.add_argument("--arms", nargs="+", choices=tuple(recovery.ARMS),
                         default=["rocksdb-changelog", "ttlstore-sequential", "ttlstore"])
+    parser.add_argument("--hdfs-rungs", type=float, nargs="*", default=list(HDFS_RUNGS_GB),
+                        help="the rungs whose arms also restart from HDFS")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--before-jar", help="a ttlstore jar of before issue 50, for the arm ttlstore-before")
     parser.add_argument("--report-only", action="store_true", help="rewrite the page from bench-output/recovery.json")
@@ -260,8 +308,6 @@ def main() -> None:
         return
     if "ttlstore-before" in args.arms and not args.before_jar:
         parser.error("the arm ttlstore-before needs --before-jar")
-    import pyspark
-
     results = {"measured": time.strftime("%Y-%m-%d"), "commit": commit(), "spark": pyspark.__version__, "rungs": [],
                "minutes": 0.0}
     if args.resume:
@@ -269,7 +315,7 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic() - results["minutes"] * 60
     for gb in sorted(set(args.rungs) - {r["gb"] for r in results["rungs"]}):
-        results["rungs"].append(run_rung(gb, args.arms, args.repeats, args.before_jar))
+        results["rungs"].append(run_rung(gb, args.arms, args.repeats, args.before_jar, gb in args.hdfs_rungs))
         results["rungs"].sort(key=lambda r: r["gb"])
         results["minutes"] = (time.monotonic() - started) / 60
         write(results)

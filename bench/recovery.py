@@ -13,7 +13,8 @@ move) and runs AFTER batches more.
 Figures per run: restart, the time from the query's start (its executors up) until the first batch commits; loss,
 from the kill until the batch it hit commits; the batch times after each; the load figures the progress reports
 (ttlstore's `ttlstoreLoad*`, Spark's `rocksdbLoad*` and `rocksdbReplayChangeLog*`), and the checkpoint's bytes.
-Run as a script it builds (`build`) or restarts (`restart`) once and prints one line `RESULT {json}`.
+Run as a script it builds (`build`), restarts (`restart`) or copies a checkpoint to another file system (`put`)
+once and prints one line `RESULT {json}`.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ def restart(args: argparse.Namespace) -> dict:
     status = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
     while status.getExecutorMemoryStatus().size() < 3:  # the driver and both executors
         time.sleep(0.1)
-    checkpoint = f"shaped://{Path(args.checkpoint).resolve()}"
+    # A path is read through the emulated object store; a URI (hdfs://...) as it is.
+    checkpoint = args.checkpoint if "://" in args.checkpoint else f"shaped://{Path(args.checkpoint).resolve()}"
     started = time.time()
     query = (events(spark, AFTER_ROWS_PER_BATCH, args.stored, False).writeStream.format("noop").outputMode("append")
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
@@ -187,24 +189,44 @@ def restart(args: argparse.Namespace) -> dict:
         return {k: v for k, v in metrics.items() if "Load" in k or "ReplayChangeLog" in k or "Fetched" in k or "Reused" in k}
 
     ms = [p["durationMs"]["triggerExecution"] for p in progress]
-    return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,
+    return {"arm": args.arm, "label": label, "store": checkpoint.split("://")[0], "restart_s": committed_at(progress[0]) - started,
             "restart_batches_ms": ms[:AFTER], "restart_loads": loads(progress[0]),
             "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + AFTER],
             "loss_loads": loads(progress[hit]), "killed": killed}
 
 
+def put(args: argparse.Namespace) -> dict:
+    """Copies the local checkpoint `args.checkpoint` to the URI `args.to` through Hadoop's FileSystem API (a JVM
+    with Spark's jars and no Spark application)."""
+    from pyspark.java_gateway import launch_gateway
+
+    jvm = launch_gateway().jvm
+    conf = jvm.org.apache.hadoop.conf.Configuration()
+    # HDFS's client asks the name node to complete each file it closes and, if the data node has not reported
+    # the block yet, retries after 400 ms by default: a quarter second a file on the mini cluster. This setup
+    # copy retries sooner; the restarts keep the default that users have.
+    conf.set("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", "10")
+    target = jvm.org.apache.hadoop.fs.Path(args.to)
+    started = time.monotonic()
+    copied = jvm.org.apache.hadoop.fs.FileUtil.copy(jvm.java.io.File(args.checkpoint), target.getFileSystem(conf),
+                                                    target, False, conf)
+    assert copied, f"{args.checkpoint} was not copied to {args.to}"
+    return {"put_s": time.monotonic() - started, "bytes": du(Path(args.checkpoint))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=("build", "restart"))
+    parser.add_argument("step", choices=("build", "restart", "put"))
     parser.add_argument("--work", required=True)
     parser.add_argument("--state", choices=tuple(STATES))
     parser.add_argument("--rows", type=int)
     parser.add_argument("--arm", choices=tuple(ARMS))
-    parser.add_argument("--checkpoint")
+    parser.add_argument("--checkpoint", help="a local path (read through shaped://) or a URI")
     parser.add_argument("--stored", type=int, help="rows the built state holds")
     parser.add_argument("--before-jar")
+    parser.add_argument("--to", help="put: the URI to copy the checkpoint to")
     args = parser.parse_args()
-    print("RESULT " + json.dumps(build(args) if args.step == "build" else restart(args)), flush=True)
+    print("RESULT " + json.dumps({"build": build, "restart": restart, "put": put}[args.step](args)), flush=True)
 
 
 if __name__ == "__main__":

@@ -11,17 +11,14 @@ through Hadoop's FileSystem API.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from chaos import crash_loop
+from cluster.mini_dfs import mini_dfs
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 from operator_scenarios import EVENTS
-from processes import kill_group
 from pyspark.sql import SparkSession
 from state_scenarios import SCENARIOS
 
@@ -38,40 +35,13 @@ from conftest import (
     unload_state_stores,
 )
 
-MINICLUSTER = ROOT / ".build" / "minicluster"
-
 
 @pytest.fixture(scope="module")
 def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URI of a running HDFS (one name node, one data node) on this machine."""
-    assert (MINICLUSTER / ".fetched").is_file(), f"{MINICLUSTER} is missing: `make test` fetches it"
-    work = tmp_path_factory.mktemp("hdfs")
-    details = work / "details.json"
-    java = Path(os.environ["JAVA_HOME"], "bin", "java") if "JAVA_HOME" in os.environ else "java"
-    # The server runs on the development line's Hadoop, whose version the mini cluster was fetched
-    # for; a client of another line's Hadoop (make test-matrix) talks to it over HDFS's RPC.
-    jars = ROOT / ".build" / f"spark-{SPARK_LINES[-1].line}" / "jars"
-    with open(work / "minicluster.log", "w") as log:
-        process = subprocess.Popen(
-            [str(java), f"-Dtest.build.data={work / 'data'}", "-cp", f"{MINICLUSTER}/*:{jars}/*",
-             "org.apache.hadoop.test.MiniDFSClusterManager", "-format", "-writeDetails", str(details)],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        yield f"hdfs://localhost:{cluster_details(process, details, work / 'minicluster.log')['namenode_port']}"
-    finally:
-        kill_group(process)
-
-
-def cluster_details(process: subprocess.Popen, details: Path, log: Path, timeout: float = 180) -> dict:
-    """What the mini cluster wrote to `details` once it is up. It writes the file in place, so the file
-    can exist before it holds its JSON: read it until it parses."""
-    deadline = time.monotonic() + timeout
-    while True:
-        assert process.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
-        try:
-            return json.loads(details.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            time.sleep(0.2)
+    """The URI of a running HDFS (one name node, one data node) on this machine. The server runs on the
+    development line's Hadoop; a client of another line's Hadoop (make test-matrix) talks to it over RPC."""
+    with mini_dfs(tmp_path_factory.mktemp("hdfs"), ROOT / ".build" / f"spark-{SPARK_LINES[-1].line}" / "jars") as uri:
+        yield uri
 
 
 def files_below(spark: SparkSession, uri: str) -> list[str]:
