@@ -11,6 +11,9 @@ Hadoop 3.5's S3A input stream does not retry) fails the batch with ``CHECKPOINT_
 the file, never as damage, and once the store is back the restarted query runs the batch again. At
 the end every round's output equals the same rounds' on Spark's HDFS provider on local disk, without
 faults: no committed version was lost or changed.
+
+`make chaos` runs every fault (the tests marked long); `make test` runs the round whose downloads are reset
+midway alone, the fault that meets a load's concurrent fetches.
 """
 
 from __future__ import annotations
@@ -19,13 +22,11 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, RUNNING_LINE, SPARK_LINES
-
-# A query restarted through a round of each fault, and the reference beside it: `make chaos` runs it.
-pytestmark = pytest.mark.long
 
 S3A_JARS = ROOT / ".build" / ("s3a" if RUNNING_LINE == SPARK_LINES[-1].line else f"spark-{RUNNING_LINE}/s3a")
 
@@ -41,7 +42,7 @@ DRIVER = textwrap.dedent(
     sys.path.insert(0, sys.argv[3])
     from chaos.object_store_proxy import Fault, FaultyObjectStore
 
-    work, jars = Path(sys.argv[1]), sys.argv[2]
+    work, jars, injected = Path(sys.argv[1]), sys.argv[2], set(json.loads(sys.argv[4]))
     moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     moto.start()
     host, port = moto.get_host_and_port()
@@ -74,7 +75,8 @@ DRIVER = textwrap.dedent(
         6: Fault("slowdown", path=OWN),
         7: Fault("slow", path=OWN, seconds=0.25),  # a slow store: every request to ttlstore's files
     }
-    ROUNDS = 10
+    FAULTS = {i: f for i, f in FAULTS.items() if i in injected}
+    ROUNDS = max(FAULTS) + 3  # two rounds without a fault after the last one
 
     def write_round(source, i):
         source.mkdir(parents=True, exist_ok=True)
@@ -130,17 +132,27 @@ DRIVER = textwrap.dedent(
 )
 
 
-@pytest.fixture(scope="module")
-def flaky_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def run_driver(work: Path, faults: list[int]) -> dict:
+    """A query restarted through a round of each fault in `faults` (the indices of the driver's FAULTS), and the
+    reference beside it."""
     assert (S3A_JARS / ".fetched").is_file(), f"{S3A_JARS} is missing: `make test` fetches it"
     jars = ",".join(sorted(str(j) for j in S3A_JARS.glob("*.jar")))
-    work = tmp_path_factory.mktemp("flaky")
-    ran = subprocess.run([sys.executable, "-c", DRIVER, str(work), jars, str(ROOT / "tests")], cwd=ROOT,
-                         capture_output=True, text=True, timeout=900)
+    ran = subprocess.run([sys.executable, "-c", DRIVER, str(work), jars, str(ROOT / "tests"), json.dumps(faults)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=900)
     results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
     assert ran.returncode == 0 and len(results) == 1, ran.stdout[-3000:] + ran.stderr[-5000:]
     return json.loads(results[0])
 
+
+@pytest.fixture(scope="module")
+def flaky_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_driver(tmp_path_factory.mktemp("flaky"), list(FAULTS))
+
+
+#: The rounds' faults, by the index of the round they are injected in.
+FAULTS = {2: "503 SlowDown", 3: "connection reset mid-upload", 4: "connection reset mid-download",
+          5: "a request that hangs", 6: "the store down", 7: "a slow store"}
+DOWNLOAD_RESET = 4
 
 #: What each round's fault must come to: "retried" (the batch completes), "named" (the batch fails with
 #: CHECKPOINT_READ_FAILED naming one of the store's files, and completes once the store is back), or
@@ -159,15 +171,26 @@ def outcome(entry: dict) -> str:
     return "named" if named else f"failed otherwise: {failed['condition']}: {failed['message'][:1500]}"
 
 
-@pytest.mark.parametrize(("index", "fault"), [(2, "503 SlowDown"), (3, "connection reset mid-upload"),
-                                              (4, "connection reset mid-download"), (5, "a request that hangs"),
-                                              (6, "the store down"), (7, "a slow store")])
+@pytest.mark.long
+@pytest.mark.parametrize(("index", "fault"), FAULTS.items())
 def test_each_fault_is_retried_or_fails_the_batch_naming_the_file(flaky_run: dict, index: int, fault: str):
     entry = flaky_run["rounds"][index]
     assert entry["injected"] > 0, f"the fault never met the store's files: {entry}"  # it was really injected
     assert outcome(entry) in EXPECTED[index], entry
 
 
+@pytest.mark.long
 def test_no_committed_version_is_lost_or_changed(flaky_run: dict):
     assert flaky_run["outputs"] == flaky_run["reference"]
     assert len(flaky_run["outputs"]) == len(flaky_run["rounds"])
+
+
+def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_file_and_changes_no_version(
+    tmp_path: Path
+):
+    """The fault alone, as `make test` runs it: a load's concurrent fetches, every other one reset midway."""
+    run = run_driver(tmp_path, [DOWNLOAD_RESET])
+    entry = run["rounds"][DOWNLOAD_RESET]
+    assert entry["injected"] > 0, f"the fault never met the store's files: {entry}"
+    assert outcome(entry) in EXPECTED[DOWNLOAD_RESET], entry
+    assert run["outputs"] == run["reference"] and len(run["outputs"]) == len(run["rounds"])
