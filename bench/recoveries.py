@@ -4,8 +4,9 @@ Per rung (GB of state): each state (Spark's RocksDB provider with changelog, ttl
 (bench/recovery.py build), then every arm restarts from it `--repeats` times, the arms interleaved and their order
 reversed every other round (bench/recovery.py restart: a new cluster, then an executor lost). At the rungs of
 `--hdfs-rungs` the states are then copied into HDFS (Hadoop's mini cluster on this machine) and every arm restarts
-from there as well. A rung's checkpoints are deleted once measured. The results go to bench-output/recovery.json after every rung, and the
-page is written from that file (`--report-only` rewrites it without running anything).
+from there as well (the arm "<arm>@hdfs"). A rung's checkpoints are deleted once measured. The results go to
+bench-output/recovery.json after every rung, and the page is written from that file (`--report-only` rewrites it
+without running anything).
 """
 
 from __future__ import annotations
@@ -52,8 +53,7 @@ def fits_at_once(gb: float, states: int) -> bool:
 def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None,
              hdfs: str | None = None) -> list[dict]:
     """Every arm restarted from its state `repeats` times, interleaved: from the checkpoints under `work` read
-    through the emulated object store, or from their copies under the HDFS `hdfs`. A run on HDFS is the arm
-    "<arm>@hdfs"."""
+    through the emulated object store, or from their copies under the HDFS `hdfs`."""
     runs = []
     for r in range(repeats):
         for arm in arms if r % 2 == 0 else arms[::-1]:
@@ -75,6 +75,11 @@ def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: s
 
 def label(arm: str, hdfs: str | None) -> str:
     return recovery.ARMS[arm][0] + (", checkpoint on HDFS" if hdfs else "")
+
+
+def from_hdfs(arm: str) -> bool:
+    """Whether the runs of `arm` (as the results name it) restarted from HDFS."""
+    return arm.endswith("@hdfs")
 
 
 def on_hdfs(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None) -> list[dict]:
@@ -129,7 +134,7 @@ def state_gb(rung: dict, hdfs: bool = False) -> float:
     """The rung's state: the bytes of ttlstore's snapshots as its restarts fetched them (every store fetches all of
     its snapshot), their median: each run adds the new ids of its batches to the state the next run restarts from.
     The runs on HDFS (`hdfs`) restart from copies taken after the others, so from more."""
-    fetched = [b for r in ok(rung) if r["arm"].endswith("@hdfs") == hdfs
+    fetched = [b for r in ok(rung) if from_hdfs(r["arm"]) == hdfs
                and (b := r["restart_loads"].get("ttlstoreLoadBytesFetched"))]
     return statistics.median(fetched) / 1e9 if fetched else rung["gb"]
 
@@ -190,9 +195,10 @@ def report(results: dict) -> str:
             runs = of(rung, arm)
             if not runs:
                 continue
-            gb = state_gb(rung, arm.endswith("@hdfs"))
+            gb = state_gb(rung, from_hdfs(arm))
             # The bound is the emulated object store's; HDFS here is a local disk behind a protocol.
-            bound = "" if arm.endswith("@hdfs") else f" ({gb * 1e9 / recovery.STORES / (recovery.PROCESS_MBPS * 1e6):.2f})"
+            share = gb * 1e9 / recovery.STORES / (recovery.PROCESS_MBPS * 1e6)
+            bound = "" if from_hdfs(arm) else f" ({share:.2f})"
             load = [s for s in (per_store_load_s(r) for r in runs) if s is not None]
             after = [ms for r in runs for ms in r["restart_batches_ms"][1:]]
             lost = [ms for r in runs for ms in r["loss_batches_ms"][1:]]
@@ -221,15 +227,15 @@ def report(results: dict) -> str:
 
 
 def hdfs_note(rungs: list[dict]) -> list[str]:
-    at = [f"{r['gb']:g} GB" for r in rungs if any(run["arm"].endswith("@hdfs") for run in r["runs"])]
+    at = [f"{r['gb']:g} GB" for r in rungs if any(from_hdfs(run["arm"]) for run in r["runs"])]
     if not at:
         return []
     return [f"At {', '.join(at)} every arm also restarted from a copy of its state on HDFS (the rows \"checkpoint on "
             "HDFS\"): Hadoop's mini cluster, one name node and one data node in a JVM on this machine, copied there "
             "through Hadoop's FileSystem API after the arms' runs on the emulated object store (so with the ids those "
-            "runs added: the state column). It shares the machine's 2 cores "
-            "and its disk with the cluster and no network lies between them, so these rows measure what HDFS's "
-            "protocol and each provider's reads cost, not a data center's bandwidth.", ""]
+            "runs added: the state column). It shares the machine's 2 cores and its disk with the cluster and no "
+            "network lies between them, so these rows measure what HDFS's protocol and each provider's reads cost, "
+            "not a data center's bandwidth.", ""]
 
 
 def goals(rungs: list[dict], arms: list[str]) -> list[str]:
@@ -274,7 +280,7 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, key, title in ((axes[0], "restart_s", "restart on a new cluster"), (axes[1], "loss_s", "executor lost")):
         for arm in arms:
-            points = [(state_gb(rung, arm.endswith("@hdfs")), statistics.median(r[key] for r in ok(rung) if r["arm"] == arm))
+            points = [(state_gb(rung, from_hdfs(arm)), statistics.median(r[key] for r in ok(rung) if r["arm"] == arm))
                       for rung in rungs if any(r["arm"] == arm for r in ok(rung))]
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=labels[arm])
         ax.set_title(title)

@@ -189,7 +189,7 @@ def restart(args: argparse.Namespace) -> dict:
         return {k: v for k, v in metrics.items() if "Load" in k or "ReplayChangeLog" in k or "Fetched" in k or "Reused" in k}
 
     ms = [p["durationMs"]["triggerExecution"] for p in progress]
-    return {"arm": args.arm, "label": label, "store": checkpoint.split("://")[0], "restart_s": committed_at(progress[0]) - started,
+    return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,
             "restart_batches_ms": ms[:AFTER], "restart_loads": loads(progress[0]),
             "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + AFTER],
             "loss_loads": loads(progress[hit]), "killed": killed}
