@@ -47,10 +47,14 @@ object SstDownloads {
 
   // The downloads running in this JVM and the most that may. The gate holds the bound; the pool only
   // grows to the largest bound asked for (its idle threads time out), since a pool made smaller lets a
-  // thread above its new size take one more task.
+  // thread above its new size take one more task. The gate lets downloads in the order they came to it
+  // (a ticket each): a thread back from a download would otherwise win the gate over one woken to take
+  // it, and a download could wait behind all the others.
   private val gate = new Object
   private var running = 0
   private var limit = 1
+  private var nextTicket = 0L
+  private var serving = 0L
 
   /** The bound asked by the newest load (queries of one executor may differ). */
   private def bound(threads: Int): Unit = gate.synchronized {
@@ -59,9 +63,19 @@ object SstDownloads {
     gate.notifyAll()
   }
 
+  // A ticket taken is always served (else every later one would wait for ever): an interrupt while
+  // waiting is kept for the download, whose fetch then fails as interrupted.
   private def enter(): Unit = gate.synchronized {
-    while (running >= limit) gate.wait()
+    val ticket = nextTicket
+    nextTicket += 1
+    var interrupted = false
+    while (ticket != serving || running >= limit)
+      try gate.wait()
+      catch { case _: InterruptedException => interrupted = true }
+    serving += 1
     running += 1
+    gate.notifyAll()
+    if (interrupted) Thread.currentThread().interrupt()
   }
 
   private def leave(): Unit = gate.synchronized {
@@ -107,7 +121,7 @@ object SstDownloads {
     if (downloads.nonEmpty) bound(threads)
     downloads.foreach { d =>
       pool.execute(() =>
-        try if (pending.first.get == null) place(d)
+        try place(d, pending)
         catch { case e: Throwable => pending.first.compareAndSet(null, e) }
         finally pending.done.countDown())
     }
@@ -138,14 +152,25 @@ object SstDownloads {
     }
   }
 
-  /** Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. */
-  private def place(d: Download): Unit = {
+  /**
+   * Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. A download
+   * that comes through the gate after one of its call failed does not start; a failure is recorded before
+   * its download leaves the gate, so no download of the call starts after it but those already through.
+   */
+  private def place(d: Download, pending: Pending): Unit = {
     enter()
     try {
-      val out = LocalAtomicFile.create(d.target.toPath)
-      try d.fetch(out)
-      catch { case e: Throwable => out.cancel(); throw e }
-      out.close()
+      if (pending.first.get == null) {
+        val out = LocalAtomicFile.create(d.target.toPath)
+        try d.fetch(out)
+        catch {
+          case e: Throwable =>
+            out.cancel()
+            pending.first.compareAndSet(null, e)
+            throw e
+        }
+        out.close()
+      }
     } finally leave()
   }
 }
