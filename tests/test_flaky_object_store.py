@@ -171,18 +171,26 @@ def outcome(entry: dict) -> str:
     return "named" if named else f"failed otherwise: {failed['condition']}: {failed['message'][:1500]}"
 
 
-@pytest.mark.long
-@pytest.mark.parametrize(("index", "fault"), FAULTS.items())
-def test_each_fault_is_retried_or_fails_the_batch_naming_the_file(flaky_run: dict, index: int, fault: str):
-    entry = flaky_run["rounds"][index]
+def assert_came_to_what_it_must(run: dict, index: int) -> None:
+    entry = run["rounds"][index]
     assert entry["injected"] > 0, f"the fault never met the store's files: {entry}"  # it was really injected
     assert outcome(entry) in EXPECTED[index], entry
 
 
+def assert_no_committed_version_lost_or_changed(run: dict) -> None:
+    assert run["outputs"] == run["reference"]
+    assert len(run["outputs"]) == len(run["rounds"])
+
+
+@pytest.mark.long
+@pytest.mark.parametrize(("index", "fault"), FAULTS.items())
+def test_each_fault_is_retried_or_fails_the_batch_naming_the_file(flaky_run: dict, index: int, fault: str):
+    assert_came_to_what_it_must(flaky_run, index)
+
+
 @pytest.mark.long
 def test_no_committed_version_is_lost_or_changed(flaky_run: dict):
-    assert flaky_run["outputs"] == flaky_run["reference"]
-    assert len(flaky_run["outputs"]) == len(flaky_run["rounds"])
+    assert_no_committed_version_lost_or_changed(flaky_run)
 
 
 def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_file_and_changes_no_version(
@@ -190,7 +198,5 @@ def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_fil
 ):
     """The fault alone, as `make test` runs it: a load's concurrent fetches, every other one reset midway."""
     run = run_driver(tmp_path, [DOWNLOAD_RESET])
-    entry = run["rounds"][DOWNLOAD_RESET]
-    assert entry["injected"] > 0, f"the fault never met the store's files: {entry}"
-    assert outcome(entry) in EXPECTED[DOWNLOAD_RESET], entry
-    assert run["outputs"] == run["reference"] and len(run["outputs"]) == len(run["rounds"])
+    assert_came_to_what_it_must(run, DOWNLOAD_RESET)
+    assert_no_committed_version_lost_or_changed(run)
