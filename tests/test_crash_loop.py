@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from chaos import crash_loop
+from chaos import crash_loop, crash_queries
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference, run_without_faults
 
 # One kill at a random moment (make test on 4.3, make test-matrix on the other lines, where the restarts of
@@ -20,9 +20,9 @@ def test_a_driver_killed_with_sigkill_while_rows_expire_and_restarted_computes_w
     and test_distributed_fs and test_object_store kill the TTL-off variant's queries on HDFS and S3."""
     variant = crash_loop.VARIANTS["TTL expiring (event time, 2 seconds)"]
     reference = run_without_faults(tmp_path / "reference", variant)
-    assert crash_loop.restarted_counts(tmp_path / "reference") > 0, "no row expired: the variant would prove nothing"
+    assert crash_queries.restarted_counts(tmp_path / "reference") > 0, "no row expired: the variant would prove nothing"
     work = tmp_path / "killed"
-    crash_loop.write_input(work / "input", SEED, FILES, ROWS, KEYS)
+    crash_queries.write_input(work / "input", SEED, FILES, ROWS, KEYS)
 
     kills = crash_loop.run(work, crash_loop.TTL_PROVIDER, list(variant.confs), kills=KILLS,
                            seed=SEED + len(variant.confs), query_set=variant.query_set)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chaos import crash_loop
+from chaos import crash_loop, crash_queries
 from cluster.mini_dfs import mini_dfs
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 from operator_scenarios import EVENTS
@@ -63,7 +63,7 @@ def test_a_driver_killed_with_its_checkpoints_on_hdfs_and_restarted_computes_wha
     variant = crash_loop.VARIANTS["TTL off"]
     reference = hdfs_reference
     work = tmp_path / "killed"
-    crash_loop.write_input(work / "input", SEED, FILES, ROWS, KEYS)
+    crash_queries.write_input(work / "input", SEED, FILES, ROWS, KEYS)
 
     kills = crash_loop.run(work, crash_loop.TTL_PROVIDER, list(variant.confs), kills=1, seed=SEED,
                            query_set=variant.query_set, checkpoints=f"{hdfs}/killed")

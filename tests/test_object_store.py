@@ -23,7 +23,7 @@ from pathlib import Path
 
 import boto3
 import pytest
-from chaos import crash_loop
+from chaos import crash_loop, crash_queries
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference
 from moto.server import ThreadedMotoServer
 
@@ -66,9 +66,9 @@ def test_a_driver_killed_while_uploading_to_s3_and_restarted_computes_what_spark
     tmp_path: Path, s3: dict[str, str], hdfs_reference: dict[str, list[str]], capsys: pytest.CaptureFixture[str]
 ):
     variant = dataclasses.replace(crash_loop.VARIANTS["TTL off"], query_set="pair")
-    reference = {query: hdfs_reference[query] for query in crash_loop.QUERY_SETS["pair"]}
+    reference = {query: hdfs_reference[query] for query in crash_queries.QUERY_SETS["pair"]}
     work = tmp_path / "killed"
-    crash_loop.write_input(work / "input", SEED, FILES, ROWS, KEYS)
+    crash_queries.write_input(work / "input", SEED, FILES, ROWS, KEYS)
     jars = sorted(str(j) for j in S3A_JARS.glob("*.jar"))
     # A snapshot at every version: the kill lands among snapshot and changelog uploads (`make chaos` kills more).
     confs = [*variant.confs, f"spark.jars={','.join(jars)}", "spark.sql.streaming.stateStore.minDeltasForSnapshot=1",

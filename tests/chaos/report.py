@@ -1,6 +1,8 @@
 """Writes what `make chaos` measured into docs/reliability.md: the damage matrix's outcome per case
-(bench-output/damage.json, written by tests/test_damage_matrix.py) and the fuzzed readers' outcomes
-(bench-output/fuzz.json, written by ReaderFuzzSuite). Each goes in its own section, replaced whole.
+(bench-output/damage.json, written by tests/test_damage_matrix.py), the fuzzed readers' outcomes
+(bench-output/fuzz.json, written by ReaderFuzzSuite) and the crash loop's variants (crash_loop.py).
+Each goes in its own section, replaced whole; a crash loop that ran only some variants keeps the
+other variants' rows, each with the date it was measured.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DAMAGE = "## Damage matrix outcomes (`make chaos`)"
 FUZZ = "## Fuzzed readers (`make chaos`)"
+CRASH_LOOP = "## Crash loop (`make chaos`)"
 
 
 def replace_section(doc: Path, heading: str, text: str) -> None:
@@ -23,8 +26,18 @@ def replace_section(doc: Path, heading: str, text: str) -> None:
         content = content.rstrip("\n") + "\n\n" + text
     else:
         end = content.find("\n## ", start + len(heading))
-        content = content[:start] + text + (content[end + 1:] if end >= 0 else "")
+        content = content[:start] + text + (content[end:] if end >= 0 else "")
     doc.write_text(content)
+
+
+def section_of(doc: Path, heading: str) -> str:
+    """The section that starts with `heading`, up to the next `## ` (empty if there is none)."""
+    content = doc.read_text()
+    start = content.find(heading)
+    if start < 0:
+        return ""
+    end = content.find("\n## ", start + len(heading))
+    return content[start:end if end >= 0 else len(content)]
 
 
 def damage_section(outcomes: dict[str, str]) -> str:
@@ -64,6 +77,35 @@ def fuzz_section(outcomes: dict[str, dict[str, int]]) -> str:
         errors = ", ".join(f"{name} {n}" for name, n in counts.items() if name not in ("loaded", "loaded changed"))
         lines.append(f"| {kind} | {sum(counts.values())} | {counts.get('loaded', 0)} | "
                      f"{counts.get('loaded changed', 0)} | {errors} |")
+    return "\n".join(lines) + "\n"
+
+
+def crash_loop_section(report: dict, titles: list[str], earlier: str) -> str:
+    """The crash loop's section: a row per variant of `titles`, from `report` for the variants it ran, else the
+    variant's row as `earlier` (the section as it was) had it."""
+    kept = {title: line for line in earlier.splitlines() for title in titles if line.startswith(f"| {title} |")}
+    lines = [CRASH_LOOP, "",
+             f"tests/chaos/crash_loop.py, seed {report['seed']}: the queries over input files of {report['rows']} "
+             "events, the driver killed with SIGKILL after a random delay of 0-8 s once its queries "
+             "had started, restarted until the input was done; results compared with the same queries run without "
+             "faults on the reference provider (the TTL-expiring variant: ttlstore with the same settings, its running "
+             "counts restarting where rows expired). On `local-cluster`, an executor is also killed 0-3 s after each "
+             "start, while the stores load.", "",
+             "| variant | measured | input files | kills survived (driver, executor) | reference | results equal to "
+             "the run without faults | time |",
+             "|---|---|---|---|---|---|---|"]
+    for title in titles:
+        v = report["variants"].get(title)
+        if v is None:
+            if title in kept:
+                lines.append(kept[title])
+            continue
+        equal = f"all {len(v['equal'])} queries" if all(v["equal"].values()) else \
+            "NOT " + ", ".join(q for q, ok in v["equal"].items() if not ok)
+        if v.get("restarted_counts") is not None:
+            equal += f"; {v['restarted_counts']} running counts restarted after expiry"
+        lines.append(f"| {title} | {report['measured']} | {v['files']} | {v['kills']}, {v['executor_kills']} | "
+                     f"{v['reference']} | {equal} | {v['seconds'] // 60} min |")
     return "\n".join(lines) + "\n"
 
 
