@@ -60,7 +60,7 @@ export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-jvm \
+.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-jvm \
 	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
 
 all: install
@@ -239,12 +239,12 @@ test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
 	@$(MAKE) --no-print-directory .build/spark-$(DEV_LINE)/jars/.fetched
 	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) \
-		lint spark-jars $(SUITES_NEED) $(LINE_VENVS)
+		lint spark-jars $(SUITES_NEED) $(LINE_VENVS) test-native-fs
 	@$(MAKE) --no-print-directory run-suites
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
-	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench
+	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench jvm/src/test/cpp
 	cd python && ../$(VENV)/bin/mypy --cache-dir ../.build/mypy
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
@@ -269,6 +269,14 @@ ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
 	$(CROSS_QEMU) -L /usr/$(CROSS_ARCH)-linux-gnu $(NATIVE_TEST)-$(CROSS_ARCH) \
 		$(GOLDEN)/expiry-vectors.tsv $(GOLDEN)/timestamped-values.tsv $(FUZZ_ITERATIONS)
 endif
+
+# Issue 51's first step, proven before the product relies on it: a RocksDB FileSystem of ttlstore's own
+# inside each line's real librocksdbjni, built with the RocksDB headers jvm/spark/rocksdb-headers.tsv
+# names (cargo fetches them), its vtables checked slot by slot against the binary's, and a DB written,
+# read and compacted through it under AddressSanitizer and UndefinedBehaviorSanitizer
+# (jvm/src/test/cpp/prove_file_system.py).
+test-native-fs: venv spark-jars
+	$(PY) jvm/src/test/cpp/prove_file_system.py
 
 # ScalaTest on the development line, after checking the Scala sources' formatting, every line's
 # adapters included (.scalafmt.conf; `make fmt` applies it).

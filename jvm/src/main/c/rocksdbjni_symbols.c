@@ -15,17 +15,22 @@ static int find_rocksdbjni(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
-int ttlstore_rocksdbjni_symbols(const char *const *names, void **found, int count, char *error, size_t error_size) {
-  char path[4096] = {0};
-  if (!dl_iterate_phdr(find_rocksdbjni, path)) {
+void *ttlstore_rocksdbjni_reopen(int flags, char *path, size_t path_size, char *error, size_t error_size) {
+  char found[4096] = {0};
+  if (!dl_iterate_phdr(find_rocksdbjni, found)) {
     snprintf(error, error_size, "no librocksdbjni is loaded in this process (load RocksDB first)");
-    return -1;
+    return NULL;
   }
-  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (lib == NULL) {
-    snprintf(error, error_size, "cannot reopen %s: %s", path, dlerror());
-    return -1;
-  }
+  snprintf(path, path_size, "%s", found);
+  void *lib = dlopen(found, RTLD_NOW | RTLD_NOLOAD | flags);
+  if (lib == NULL) snprintf(error, error_size, "cannot reopen %s: %s", found, dlerror());
+  return lib;
+}
+
+int ttlstore_rocksdbjni_symbols(const char *const *names, void **found, int count, char *error, size_t error_size) {
+  char path[4096];
+  void *lib = ttlstore_rocksdbjni_reopen(0, path, sizeof path, error, error_size);
+  if (lib == NULL) return -1;
   for (int i = 0; i < count; i++) {
     found[i] = dlsym(lib, names[i]);
     if (found[i] == NULL) {
