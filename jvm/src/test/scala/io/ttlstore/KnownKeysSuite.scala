@@ -69,6 +69,21 @@ class KnownKeysSuite extends AnyFunSuite {
     assert(isAbsent(known.lookup(k)))
   }
 
+  test("a key the table holds as absent answers its row once written, and is absent again once removed") {
+    val known = new KnownKeys(100)
+    val (k, x) = (Array[Byte](1), Array[Byte](2))
+    known.missing(k)
+    known.found(x, 2L) // k goes into the table, absent
+    assert(isAbsent(known.lookup(k)))
+    known.written(k, 5L)
+    known.found(x, 2L)
+    assert(known.lookup(k) == 5L)
+    known.removed(k)
+    known.found(x, 2L)
+    assert(isAbsent(known.lookup(k)))
+    assert(known.lookup(x) == 2L)
+  }
+
   test("reaching the capacity starts over, so memory stays bounded") {
     val known = new KnownKeys(3)
     (1 to 4).foreach(i => known.found(Array(i.toByte), i.toLong))
