@@ -17,6 +17,7 @@ jvm/spark/rocksdb-headers.tsv names for it (fetched by cargo from its default re
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -100,9 +101,10 @@ def demangled(names: list[str]) -> list[str]:
                           check=True).stdout.splitlines()
 
 
-def vtable_slots(library: Path, vtable: str) -> list[str | None]:
-    """The function each slot of `vtable` points to (demangled, None where no function is set), read from
-    the library's symbols and relocations."""
+@functools.cache
+def elf_tables(library: Path) -> tuple[dict[str, tuple[int, int]], dict[int, str], dict[str, str], list[list[str]]]:
+    """A library's symbols (address and size by name), names by address, demangled names, and relocations
+    (`readelf -rW` rows): read once per library, however many vtables are looked up in it."""
     symbols: dict[str, tuple[int, int]] = {}
     at: dict[int, str] = {}
     for args in (["-D", "--defined-only"], ["--defined-only"]):
@@ -112,16 +114,23 @@ def vtable_slots(library: Path, vtable: str) -> list[str | None]:
                 symbols[f[3]] = (int(f[0], 16), int(f[1], 16))
                 at.setdefault(int(f[0], 16), f[3])
     names = list(symbols)
-    wanted = [n for n, d in zip(names, demangled(names), strict=True)
-              if d.replace("(anonymous namespace)::", "") == f"vtable for {vtable}"]
+    relocations = [f for line in subprocess.run(["readelf", "-rW", str(library)], capture_output=True, text=True,
+                                                check=True).stdout.splitlines()
+                   if len(f := line.split()) >= 4 and re.fullmatch(r"[0-9a-f]{16}", f[0])]
+    return symbols, at, dict(zip(names, demangled(names), strict=True)), relocations
+
+
+def vtable_slots(library: Path, vtable: str) -> list[str | None]:
+    """The function each slot of `vtable` points to (demangled, None where no function is set), read from
+    the library's symbols and relocations."""
+    symbols, at, names, relocations = elf_tables(library)
+    wanted = [n for n, d in names.items() if d.replace("(anonymous namespace)::", "") == f"vtable for {vtable}"]
     if not wanted:
         raise SystemExit(f"{library} has no vtable for {vtable}")
     start, size = symbols[wanted[0]]
     slots: dict[int, str] = {}
-    for line in subprocess.run(["readelf", "-rW", str(library)], capture_output=True, text=True,
-                               check=True).stdout.splitlines():
-        f = line.split()
-        if len(f) >= 4 and re.fullmatch(r"[0-9a-f]{16}", f[0]) and start <= int(f[0], 16) < start + size:
+    for f in relocations:
+        if start <= int(f[0], 16) < start + size:
             target = at.get(int(f[3], 16), f[3]) if "RELATIVE" in f[2] else f[4]
             slots[int(f[0], 16) - start] = target.split("@")[0]
     # The first two words are the offset to the top and the type info (none without RTTI).
