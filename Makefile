@@ -48,8 +48,9 @@ SBT := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 # built with Debian's cross compiler, and its C tests run under Debian's qemu-user.
 CROSS_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),x86_64,aarch64)
 CROSS_CC := $(CROSS_ARCH)-linux-gnu-gcc
+CROSS_CXX := $(CROSS_ARCH)-linux-gnu-g++
 CROSS_QEMU := qemu-$(CROSS_ARCH)
-CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
+CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu g++-$(subst _,-,$(CROSS_ARCH))-linux-gnu qemu-user
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
@@ -180,9 +181,9 @@ $(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
 # build stops saying what to install. Only on Linux: elsewhere the jar carries the host's alone.
 toolchain:
 ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
-	@if ! { command -v $(CROSS_CC) && command -v $(CROSS_QEMU); } >/dev/null; then \
+	@if ! { command -v $(CROSS_CC) && command -v $(CROSS_CXX) && command -v $(CROSS_QEMU); } >/dev/null; then \
 		if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else \
-			echo "make $(or $(MAKECMDGOALS),all) builds the native filter for linux-$(CROSS_ARCH) too, with Debian's" \
+			echo "make $(or $(MAKECMDGOALS),all) builds the native libraries for linux-$(CROSS_ARCH) too, with Debian's" \
 				"$(CROSS_PACKAGES), which are missing: install them (sudo apt-get install $(CROSS_PACKAGES))" \
 				"and run it again. \`make\` and \`make demo\` build this machine's filter alone and need neither." >&2; \
 			exit 1; \
@@ -244,7 +245,7 @@ test:
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
-	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench jvm/src/test/cpp
+	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench jvm/src/main/cpp jvm/src/test/cpp
 	cd python && ../$(VENV)/bin/mypy --cache-dir ../.build/mypy
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded

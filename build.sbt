@@ -17,84 +17,6 @@ lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("jvm/spark/lines.tsv"
 /** The line the ScalaTest suites, the benchmarks and the docs generator run on. */
 lazy val devLine: SparkLine = sparkLines.last
 
-/** `linux-x86_64`, `linux-aarch64`, ...: as io.ttlstore.store.nativelib.NativeFilter.platform computes it. */
-def nativePlatform: String = {
-  val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
-  val arch = sys.props("os.arch").toLowerCase(java.util.Locale.ROOT) match {
-    case "amd64" | "x86_64" => "x86_64"
-    case "arm64" | "aarch64" => "aarch64"
-    case other => other
-  }
-  s"$os-$arch"
-}
-
-/** The environment variable that names another C cross compiler for `platform`. */
-def crossCompilerVariable(platform: String): String =
-  s"CC_${platform.replace('-', '_').toUpperCase(java.util.Locale.ROOT)}"
-
-/** Names the platforms to build the native filter for: `all` (the default) or `host`. */
-val NativePlatformsVariable = "TTLSTORE_NATIVE_PLATFORMS"
-
-/**
- * The platforms the jar carries the native filter for, each with the C compiler that builds it here.
- * A Linux build makes both linux-x86_64 and linux-aarch64 (Graviton, Ampere: common for Spark
- * clusters): the host's with $CC (else cc), the other with Debian's cross compiler
- * (`<arch>-linux-gnu-gcc`, or $CC_LINUX_AARCH64 / $CC_LINUX_X86_64). Elsewhere, or with
- * TTLSTORE_NATIVE_PLATFORMS=host (`make`, `make demo`: no cross compiler needed), only the host's.
- */
-def nativeTargets: Seq[(String, String)] = {
-  val linux = Seq("linux-x86_64" -> "x86_64-linux-gnu-gcc", "linux-aarch64" -> "aarch64-linux-gnu-gcc")
-  val host = sys.env.getOrElse("CC", "cc")
-  val all = sys.env.getOrElse(NativePlatformsVariable, "all") match {
-    case "all" => true
-    case "host" => false
-    case other => sys.error(s"$NativePlatformsVariable=$other: set it to all (every platform the jar ships) or host.")
-  }
-  if (!all || !linux.exists(_._1 == nativePlatform)) Seq(nativePlatform -> host)
-  else linux.map { case (platform, cross) =>
-    platform -> (if (platform == nativePlatform) host
-                 else sys.env.getOrElse(crossCompilerVariable(platform), cross))
-  }
-}
-
-/**
- * Builds libttlstore_filter.so from jvm/src/main/c for every platform of [[nativeTargets]], with the
- * JNI headers of the JDK that runs sbt (jni_md.h is the same for every Linux on LP64); rebuilt only
- * when a source changes.
- */
-lazy val nativeFilter = Def.task {
-  val src = (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "c"
-  val native = (Compile / resourceManaged).value / "io" / "ttlstore" / "native"
-  val jdk = file(sys.props("java.home"))
-  val os = sys.props("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z]", "")
-  val log = streams.value.log
-  val targets = nativeTargets
-  val sources = (src * "*.c").get.sortBy(_.getName)
-  // One cache per set of platforms: a build that adds a platform builds them all again.
-  val cache = streams.value.cacheDirectory / targets.map(_._1).mkString("native-filter-", "+", "")
-  val build = FileFunction.cached(cache, FilesInfo.hash) { _ =>
-    targets.map { case (platform, cc) =>
-      val out = native / platform / "libttlstore_filter.so"
-      IO.createDirectory(out.getParentFile)
-      val cmd = Seq(cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC",
-        "-shared", s"-I$jdk/include", s"-I$jdk/include/$os", "-o", out.getPath) ++
-        sources.map(_.getPath) :+ "-ldl"
-      log.info(cmd.mkString(s"building the native filter for $platform: ", " ", ""))
-      val exit = try scala.sys.process.Process(cmd).! catch { case _: java.io.IOException => -1 }
-      if (exit != 0) {
-        val how = if (platform == nativePlatform) "a C compiler (cc, or $CC)"
-          else s"the C cross compiler $cc (Debian's package gcc-${cc.stripSuffix("-gcc").replace('_', '-')}, " +
-            s"which `make toolchain` installs; or name another in $$${crossCompilerVariable(platform)})"
-        sys.error(s"Building the native TTL filter for $platform failed (see the compiler's output above); " +
-          s"it needs $how and a JDK with JNI headers.")
-      }
-      out
-    }.toSet
-  }
-  build(((src * "*.c").get ++ (src * "*.h").get).toSet).toSeq
-}
-
-
 /**
  * What the jar says about itself: io/ttlstore/build.properties, read by io.ttlstore.spark.BuiltFor
  * to refuse a Spark of another line by name.
@@ -108,7 +30,7 @@ lazy val buildProperties = Def.task {
     s"spark.compiledAgainst=${l.latest}",
     s"scala.binary=${l.scalaBinary}",
     s"artifact=${l.name}_${l.scalaBinary}",
-    s"native.platforms=${nativeTargets.map(_._1).mkString(",")}",
+    s"native.platforms=${NativeLibraries.targets.map(_._1).mkString(",")}",
     s"version=${version.value}").mkString("", "\n", "\n")
   // Written only when it changes: a new file would make `package` write the jar (and publish it) again.
   if (!out.isFile || IO.read(out) != text) IO.write(out, text)
@@ -166,9 +88,17 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
           (if (l.fromPyspark) s"unpacks them from the pyspark ${l.latest} release)." else "fetches them from Maven Central)."))
       (dir * "*.jar").classpath
     },
-    // The native TTL filter for each platform of nativeTargets, packed into the jar under
-    // io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform picks the folder at run time).
-    Compile / resourceGenerators += nativeFilter.taskValue,
+    // The native libraries for each platform of NativeLibraries.targets, packed into the jar under
+    // io/ttlstore/native/<os>-<arch>/ (NativeFilter.platform picks the folder at run time): the TTL
+    // filter, and the lazy file system built against this line's RocksDB headers.
+    Compile / resourceGenerators += Def.task {
+      NativeLibraries.filter((ThisBuild / baseDirectory).value, (Compile / resourceManaged).value,
+        streams.value.cacheDirectory, streams.value.log)
+    }.taskValue,
+    Compile / resourceGenerators += Def.task {
+      NativeLibraries.lazyFileSystem((ThisBuild / baseDirectory).value, (Compile / resourceManaged).value,
+        sparkJarsDir.value, streams.value.cacheDirectory, streams.value.log)
+    }.taskValue,
     Compile / resourceGenerators += buildProperties.taskValue,
     Compile / sourceGenerators += lineCapabilities.taskValue,
     libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,

@@ -31,7 +31,7 @@ def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
         assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
 
 
-def test_the_jar_carries_the_native_filter_for_linux_x86_64_and_aarch64_each_built_for_its_machine():
+def test_the_jar_carries_its_native_libraries_for_linux_x86_64_and_aarch64_each_built_for_its_machine():
     """What `make test`, `make publish-local` and `make dist` build (`make` and `make demo` build the
     host's alone, which needs no cross compiler)."""
     machines = {"linux-x86_64": 62, "linux-aarch64": 183}  # ELF e_machine: EM_X86_64, EM_AARCH64
@@ -46,6 +46,11 @@ def test_the_jar_carries_the_native_filter_for_linux_x86_64_and_aarch64_each_bui
             assert int.from_bytes(library[18:20], "little") == machine, platform
             assert b"Java_io_ttlstore_store_nativelib_NativeTtlFilterLib_bind" in library, platform
             assert b"Java_io_ttlstore_store_nativelib_NativeReadsLib_get" in library, platform
+            assert b"Java_io_ttlstore_store_lazyfs_LazyFileSystem_makeRocksdbjniGlobal" in library, platform
+            lazy = z.read(f"io/ttlstore/native/{platform}/libttlstore_lazy_fs.so")
+            assert lazy[:4] == b"\x7fELF" and lazy[4] == 2, f"{platform}: a 64-bit ELF"
+            assert int.from_bytes(lazy[18:20], "little") == machine, platform
+            assert b"Java_io_ttlstore_store_lazyfs_LazyFileSystem_create" in lazy, platform
 
 
 def test_the_jar_carries_the_license():

@@ -82,6 +82,9 @@ public class CountingFileSystemProbe {
     disown.invoke(env);
     env.close();
     deleteEnv(handle);
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      for (Path f : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) Files.delete(f);
+    }
     System.out.println("RESULT {\"rocksdbjni\": \"" + rocksdbjni + "\", \"rocksdbMapped\": " + mapped("librocksdb").size()
         + ", \"keys\": " + keys + ", \"found\": " + found + ", \"latestAfterCompaction\": " + latest
         + ", \"level0AfterCompaction\": " + level0 + ", \"afterFlushes\": " + Arrays.toString(opened)

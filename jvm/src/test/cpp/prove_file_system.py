@@ -1,5 +1,5 @@
 """Proves that a RocksDB FileSystem of ttlstore's own works inside each Spark line's real librocksdbjni
-(issue 51's first step, `make test-native-fs`), before any code of the product relies on it.
+(issue 51, `make test-native-fs`), and that ttlstore's lazy file system (jvm/src/main/cpp) works there.
 
 For each rocksdbjni the lines ship (their jars in .build/spark-<line>/jars), with the headers that
 jvm/spark/rocksdb-headers.tsv names for it (fetched by cargo from its default registry):
@@ -11,7 +11,11 @@ jvm/spark/rocksdb-headers.tsv names for it (fetched by cargo from its default re
    against 8.3.2's binary do exactly that, which this script checks that it sees);
 3. CountingFileSystemProbe.java opens a DB through it on that rocksdbjni, writes and flushes four
    files, reads every key, compacts, reads again and closes: every answer right, the reads and the
-   compaction served through ttlstore's file system, one RocksDB mapped, no sanitizer report.
+   compaction served through ttlstore's file system, one RocksDB mapped, no sanitizer report;
+4. the same for the lazy file system (libttlstore_lazy_fs: its vtables, then LazyFileSystemProbe.java): a DB
+   opened with every SST file remote, read, its files brought down and switched to local while another
+   thread reads, compacted; compacted with its inputs still remote; a damaged remote block and a failing
+   ranged read each fail naming the file.
 """
 
 from __future__ import annotations
@@ -26,47 +30,23 @@ import sys
 import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "main" / "cpp"))
+from rocksdb_headers import headers_for, include_dir, shipped_rocksdbjni  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
-HEADERS_TSV = ROOT / "jvm" / "spark" / "rocksdb-headers.tsv"
 # Headers that must NOT pass the slot check against 8.3.2's binary: if they passed, the check could not fail.
 WRONG_HEADERS = ("8.3.2", "librocksdb-sys", "0.12.0+8.5.3")
-# (the binary's class, ours): each of ours derives from the binary's.
-VTABLES = (("rocksdb::FileSystemWrapper", "CountingFileSystem"), ("rocksdb::FSRandomAccessFileWrapper", "CountingFile"))
+# Per library built: (the binary's class, ours). Ours derives from the binary's class, or (RemoteFile) from its base
+# FSRandomAccessFile, whose every virtual FSRandomAccessFileWrapper overrides: slot for slot the same methods.
+VTABLES = {
+    "libcounting_file_system.so": (("rocksdb::FileSystemWrapper", "CountingFileSystem"),
+                                   ("rocksdb::FSRandomAccessFileWrapper", "CountingFile")),
+    "libttlstore_lazy_fs.so": (("rocksdb::FileSystemWrapper", "ttlstore::LazyFileSystem"),
+                               ("rocksdb::FSRandomAccessFileWrapper", "ttlstore::RemoteFile")),
+}
+LAZY_SOURCES = ("ranged_reads.cc", "lazy_file_system.cc", "lazy_file_system_jni.cc")
 KEYS = 100_000
-
-
-def rows() -> list[tuple[str, str, str]]:
-    """(rocksdbjni version, crate, crate version) per row of jvm/spark/rocksdb-headers.tsv."""
-    lines = [line.split("\t") for line in HEADERS_TSV.read_text().splitlines() if line and not line.startswith("#")]
-    return [(f[0], f[1], f[2]) for f in lines]
-
-
-def shipped_rocksdbjni() -> dict[str, Path]:
-    """Each rocksdbjni version the lines' jars hold, with one of its jars."""
-    jars = sorted((ROOT / ".build").glob("spark-*/jars/rocksdbjni-*.jar"))
-    if not jars:
-        raise SystemExit("no Spark line's jars in .build/spark-*/jars: run `make spark-jars` first")
-    return {re.sub(r"^rocksdbjni-|\.jar$", "", jar.name): jar for jar in jars}
-
-
-def include_dir(out: Path, crate: str, version: str) -> Path:
-    """RocksDB's include directory in `crate` at `version`, fetched by cargo through a manifest of its own."""
-    project = out / f"headers-{crate}-{version}"
-    project.mkdir(parents=True, exist_ok=True)
-    (project / "lib.rs").write_text("")
-    (project / "Cargo.toml").write_text(
-        f'[package]\nname = "rocksdb-headers"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
-        f'[lib]\npath = "lib.rs"\n\n[dependencies]\n{crate} = {{ version = "={version}", default-features = false }}\n')
-    manifest = str(project / "Cargo.toml")
-    subprocess.run(["cargo", "fetch", "--quiet", "--manifest-path", manifest], check=True)
-    metadata = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1", "--manifest-path", manifest],
-                                         check=True, capture_output=True, text=True).stdout)
-    (package,) = [p for p in metadata["packages"] if p["name"] == crate and p["version"] == version]
-    include = Path(package["manifest_path"]).parent / "rocksdb" / "include"
-    if not (include / "rocksdb" / "file_system.h").is_file():
-        raise SystemExit(f"{crate} {version} holds no RocksDB headers at {include}: fix its row in {HEADERS_TSV}")
-    return include
 
 
 def build(out: Path, include: Path) -> Path:
@@ -81,11 +61,27 @@ def build(out: Path, include: Path) -> Path:
     subprocess.run(["cc", "-std=c11", *sanitize, *jni, "-I", str(native), str(HERE / "load_rocksdb_file_system.c"),
                     str(native / "rocksdbjni_symbols.c"), "-o", str(out / "libload_rocksdb_file_system.so"), "-ldl"],
                    check=True)
+    # The product's C library: LazyFileSystem.load makes librocksdbjni's symbols global through it.
+    subprocess.run(["cc", "-std=c11", *sanitize, *jni, "-I", str(native), *map(str, sorted(native.glob("*.c"))),
+                    "-o", str(out / "libttlstore_filter.so"), "-ldl"], check=True)
     # As rocksdbjni is built: the old C++ ABI (std::string without __cxx11) and no RTTI.
-    subprocess.run(["c++", "-std=c++17", *sanitize, "-fno-rtti", "-D_GLIBCXX_USE_CXX11_ABI=0", "-isystem",
-                    str(include), *jni, str(HERE / "counting_file_system.cc"),
-                    "-o", str(out / "libcounting_file_system.so")], check=True)
+    cxx = ["c++", "-std=c++17", *sanitize, "-fno-rtti", "-D_GLIBCXX_USE_CXX11_ABI=0", "-isystem", str(include), *jni]
+    subprocess.run([*cxx, str(HERE / "counting_file_system.cc"), "-o", str(out / "libcounting_file_system.so")],
+                   check=True)
+    product = ROOT / "jvm" / "src" / "main" / "cpp"
+    subprocess.run([*cxx, "-I", str(product), *(str(product / source) for source in LAZY_SOURCES),
+                    "-o", str(out / "libttlstore_lazy_fs.so")], check=True)
     return out
+
+
+def java_classes(out: Path, jar: Path) -> Path:
+    """io.ttlstore.store.lazyfs's classes and LazyFileSystemProbe, compiled against `jar` (a rocksdbjni) into one
+    directory: one class loader for both, which the native libraries the probe loads then serve."""
+    classes = out / "classes"
+    sources = sorted((ROOT / "jvm" / "src" / "main" / "java" / "io" / "ttlstore" / "store" / "lazyfs").glob("*.java"))
+    subprocess.run(["javac", "--release", "17", "-cp", str(jar), "-d", str(classes), *map(str, sources),
+                    str(HERE / "LazyFileSystemProbe.java")], check=True)
+    return classes
 
 
 def rocksdbjni_library(out: Path, jar: Path) -> Path:
@@ -153,7 +149,7 @@ def method(function: str | None) -> str | None:
 def slot_mismatches(binary: Path, ours: Path) -> list[str]:
     """Slots of our vtables whose function is not the one the binary's slot names."""
     found = []
-    for theirs, mine in VTABLES:
+    for theirs, mine in VTABLES[ours.name]:
         a, b = vtable_slots(binary, theirs), vtable_slots(ours, mine)
         if len(a) != len(b):
             found.append(f"{mine}: {len(b)} slots, {theirs} has {len(a)}")
@@ -167,16 +163,20 @@ def sanitizer_runtime(name: str) -> str:
     return subprocess.run(["cc", f"-print-file-name={name}"], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def probe(libraries: Path, jar: Path) -> dict:
+def probe(program: str, libraries: Path, jar: Path, classes: Path | None = None) -> dict:
+    """Runs `program` (a single-file Java program here, or a class of `classes`) on `jar` under the sanitizers; what
+    it printed after RESULT."""
     env = dict(os.environ, LD_PRELOAD=f"{sanitizer_runtime('libasan.so')} {sanitizer_runtime('libubsan.so')}",
                ASAN_OPTIONS="handle_segv=0:detect_leaks=0:allow_user_segv_handler=1",
                UBSAN_OPTIONS="print_stacktrace=1")
-    ran = subprocess.run(["java", "-cp", str(jar), str(HERE / "CountingFileSystemProbe.java"), str(libraries),
-                          str(KEYS)], capture_output=True, text=True, env=env, timeout=600)
+    classpath = os.pathsep.join(str(p) for p in (jar, classes) if p is not None)
+    ran = subprocess.run(["java", "-cp", classpath, program if classes else str(HERE / program), str(libraries),
+                          str(KEYS)],
+                         capture_output=True, text=True, env=env, timeout=600)
     results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
     reports = [line for line in ran.stderr.splitlines() if "Sanitizer" in line or "runtime error" in line]
     if ran.returncode != 0 or len(results) != 1 or reports:
-        raise SystemExit(f"the probe on {jar.name} failed (exit {ran.returncode}):\n{ran.stdout}\n{ran.stderr[-4000:]}")
+        raise SystemExit(f"{program} on {jar.name} failed (exit {ran.returncode}):\n{ran.stdout}\n{ran.stderr[-4000:]}")
     return json.loads(results[0])
 
 
@@ -196,29 +196,62 @@ def failures(r: dict) -> list[str]:
     return [name for name, ok in checks.items() if not ok]
 
 
+def lazy_failures(r: dict) -> list[str]:
+    """What LazyFileSystemProbe's run must show. Counts: [remote files registered, remote opens, ranged reads,
+    bytes they read, reads switched to local]."""
+    keys, files = KEYS, r["sstFiles"]
+    at_open, remotely = r["lazyOpen"], r["afterRemoteReads"]
+    checks = {
+        "one RocksDB mapped": r["rocksdbMapped"] == 1,
+        "both sanitizers loaded": r["sanitizers"] == 2,
+        "the DB opened with no SST file local, each opened remotely": r["localSstAtOpen"] == 0 and at_open[0] == files
+        and at_open[1] == files and files >= 4,
+        "every key's latest value read remotely": r["latestRemotely"] == keys and remotely[2] > at_open[2],
+        "every key's latest value while the files came down": r["latestDuringHydration"] == keys,
+        "every file switched to local": r["markedLocal"] == files,
+        "after the switch, the readers opened remotely read locally": r["latestLocally"] == keys
+        and r["rangedReadsAfterHydration"] == 0 and r["switchedReadsAfterHydration"] > 0,
+        "the compaction after hydration emptied level 0, values kept": r["level0AfterCompaction"] == 0
+        and r["latestAfterCompaction"] == keys,
+        "a compaction of remote inputs kept the values and left the registry": r["latestAfterUnhydratedCompaction"]
+        == keys and r["remoteAfterUnhydratedCompaction"] == 0 and r["localSstAfterUnhydratedCompaction"] == 1,
+        "the checkpoint's copies were not deleted": r["checkpointSstIntact"],
+        "a damaged remote block failed by its checksum, naming the file": r["damagedFile"] in r["damagedRead"]
+        and "checksum" in r["damagedRead"],
+        "a failing ranged read failed with its error, naming the file": r["failingFile"] in r["failingRead"]
+        and "reset the connection" in r["failingRead"],
+    }
+    return [name for name, ok in checks.items() if not ok]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "jvm" / "target" / "native-fs")
     args = parser.parse_args()
     shipped = shipped_rocksdbjni()
-    headers = {version: (crate, crate_version) for version, crate, crate_version in rows()}
-    missing = sorted(set(shipped) - set(headers))
-    if missing:
-        raise SystemExit(f"no headers named for rocksdbjni {', '.join(missing)}: add a row to {HEADERS_TSV}")
     failed = []
     for version, jar in sorted(shipped.items()):
-        crate, crate_version = headers[version]
+        crate, crate_version = headers_for(version)
         binary = rocksdbjni_library(args.out, jar)
         libraries = build(args.out / f"rocksdbjni-{version}", include_dir(args.out, crate, crate_version))
         mismatches = slot_mismatches(binary, libraries / "libcounting_file_system.so")
-        result = probe(libraries, jar) if not mismatches else {}
+        result = probe("CountingFileSystemProbe.java", libraries, jar) if not mismatches else {}
         problems = mismatches + (failures(result) if result else [])
         print(f"rocksdbjni {version} with {crate} {crate_version}'s headers: "
               + ("; ".join(problems) if problems else
                  f"vtables match slot by slot; {result['keys']:,} keys written, flushed, read, compacted, read again "
                  f"through ttlstore's file system ({result['afterCompaction'][0]} files opened, "
                  f"{result['afterCompaction'][1]:,} reads); one RocksDB mapped; no sanitizer report"), flush=True)
-        failed += [f"rocksdbjni {version}: {p}" for p in problems]
+        lazy_mismatches = slot_mismatches(binary, libraries / "libttlstore_lazy_fs.so")
+        lazy = {} if lazy_mismatches else probe("LazyFileSystemProbe", libraries, jar, java_classes(libraries, jar))
+        lazy_problems = lazy_mismatches + (lazy_failures(lazy) if lazy else [])
+        print(f"rocksdbjni {version}, the lazy file system: "
+              + ("; ".join(lazy_problems) if lazy_problems else
+                 f"vtables match slot by slot; {lazy['sstFiles']} SST files served remotely at open "
+                 f"({lazy['afterRemoteReads'][2]:,} ranged reads for {KEYS:,} keys), switched to local while read, "
+                 f"compacted; a damaged block and a failing read named the file; one RocksDB mapped; "
+                 f"no sanitizer report"), flush=True)
+        failed += [f"rocksdbjni {version}: {p}" for p in problems + lazy_problems]
     version, crate, crate_version = WRONG_HEADERS
     if version in shipped:
         wrong = build(args.out / "wrong-headers", include_dir(args.out, crate, crate_version))

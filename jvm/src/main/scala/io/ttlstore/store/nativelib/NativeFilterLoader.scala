@@ -1,8 +1,5 @@
 package io.ttlstore.store.nativelib
 
-import java.io.File
-import java.nio.file.{Files, StandardCopyOption}
-
 import org.rocksdb.RocksDB
 import io.ttlstore.store.codec.TimestampedValue
 
@@ -32,23 +29,18 @@ final class NativeFilterLoader(val resource: String) {
 
   private def load(): Either[String, NativeTtlFilterLib] = {
     RocksDB.loadLibrary()
-    Option(getClass.getResourceAsStream(resource)) match {
-      case None => Left(s"no native filter for ${NativeFilter.platform} in the ttlstore jar (looked for $resource)")
-      case Some(in) =>
-        try {
-          val file = File.createTempFile("libttlstore_filter-", ".so")
-          file.deleteOnExit()
-          try Files.copy(in, file.toPath, StandardCopyOption.REPLACE_EXISTING)
-          finally in.close()
+    try JarLibrary.extract(resource, "libttlstore_filter") match {
+        case None => Left(s"no native filter for ${NativeFilter.platform} in the ttlstore jar (looked for $resource)")
+        case Some(file) =>
           System.load(file.getAbsolutePath)
           val lib = new NativeTtlFilterLib
           Option(lib.bind()) match {
             case Some(problem) => Left(s"the native filter ($resource, loaded from $file) cannot bind: $problem")
             case None => Right(lib)
           }
-        } catch {
-          case e: Throwable => Left(s"loading the native filter $resource failed: $e")
-        }
+      }
+    catch {
+      case e: Throwable => Left(s"loading the native filter $resource failed: $e")
     }
   }
 }
