@@ -4,8 +4,9 @@ The queries run in a process of its own (tests/cluster/local_cluster.py), since 
 SparkContext. Each round is a new query run on the same checkpoint, so the stores are loaded again
 wherever Spark places them. In one round of the deduplication an executor JVM is killed with SIGKILL
 while the stateful stage runs, and its stores load on the other executors from the checkpoint: on
-every Spark line, so that they fetch their snapshots' SST files (``downloadThreads`` at a time) through
-that line's Hadoop and rocksdbjni. The aggregation is repartitioned (4 -> 7 -> 3 state partitions)
+every Spark line, so that they open at once on their snapshots' SST files through the lazy file system
+(``lazyLoad.enabled=true``: ranged reads from the checkpoint) while they fetch them (``downloadThreads``
+at a time) through that line's Hadoop and rocksdbjni. The aggregation is repartitioned (4 -> 7 -> 3 state partitions)
 between rounds while the executors still hold its stores (on the development line). The output of
 every round must equal that of Spark's HDFS provider on the same input, with no kill and no
 repartition.

@@ -41,7 +41,7 @@ def test_the_python_enums_hold_exactly_the_names_the_jvm_accepts(spark: SparkSes
     assert [m.value for m in UpdateType] == jvm_names(ttl.UpdateType.all())
     assert [m.value for m in StateVisibility] == jvm_names(ttl.StateVisibility.all())
     assert [m.value for m in TimeCharacteristic] == jvm_names(ttl.TimeCharacteristic.all())
-    assert list(settings.NATIVE_FILTER_MODES) == jvm_names(config.NativeFilterMode.all())
+    assert list(settings.NATIVE_FILTER_MODES) == jvm_names(config.NativeMode.all())
     assert list(settings.LEGACY_ROW_TIMESTAMPS) == jvm_names(ttl.LegacyRowTimestamp.all())
 
 

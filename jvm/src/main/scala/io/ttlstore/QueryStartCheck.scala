@@ -5,7 +5,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.ttlstore.config.{ConfigKey, ConfigScope, NativeFilterMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigKey, ConfigScope, NativeMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
 import io.ttlstore.spark.{LineCapabilities, RealTimeMode}
@@ -71,7 +71,7 @@ object QueryStartCheck {
       val settings = TtlStoreSettings.parse(confs, scope)
       val where = s"operator ${op.id} (${op.name}), store $store"
       StreamStreamJoin.checkTtl(settings, confs, scope, where)
-      if (settings.nativeFilter == NativeFilterMode.On) {
+      if (settings.nativeFilter == NativeMode.On) {
         NativeFilter.wanted(settings, TtlStoreConfig.NativeFilterEnabled.key, where)
       }
     }

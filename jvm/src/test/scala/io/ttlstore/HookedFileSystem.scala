@@ -68,6 +68,14 @@ object HookedFileSystem {
     System.getProperties.put(Key, hook)
   }
 
+  /** Runs `body` with `hook` run before every open of a file, in the opening thread. */
+  def whileOpening[T](hook: Path => Unit)(body: => T): T = {
+    val consumer: Consumer[Path] = (f: Path) => hook(f)
+    System.getProperties.put(Key, consumer)
+    try body
+    finally System.getProperties.remove(Key, consumer)
+  }
+
   /** How often a hook ran since the JVM started. */
   def fired: Int = firedCount.get
 

@@ -3,7 +3,6 @@ package io.ttlstore.checkpoint
 import java.io._
 import java.nio.file.Files
 import java.util.UUID
-import java.util.zip.{ZipEntry, ZipInputStream, ZipOutputStream}
 
 import scala.collection.immutable.SortedSet
 import scala.util.control.NonFatal
@@ -11,7 +10,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 
-import io.ttlstore.errors.{DiskFull, TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 
 /**
@@ -155,18 +154,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     val manifest = SnapshotManifest(FormatVersion, file.version, numRows, sstFiles,
       System.currentTimeMillis(), ttl, file.id)
     val out = createAtomic(snapshotPath(file))
-    try {
-      val zip = new ZipOutputStream(out.stream)
-      zip.putNextEntry(new ZipEntry(ManifestEntry))
-      zip.write(manifest.toJson.getBytes("UTF-8"))
-      zip.closeEntry()
-      others.foreach { f =>
-        zip.putNextEntry(new ZipEntry(DbEntryPrefix + f.getName))
-        Files.copy(f.toPath, zip)
-        zip.closeEntry()
-      }
-      zip.close()
-    } catch {
+    try SnapshotZip.write(out.stream, manifest, others)
+    catch {
       case NonFatal(e) => out.cancel(); throw e
     }
     if (reused.nonEmpty) {
@@ -201,25 +190,39 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    */
   def downloadSnapshot(file: VersionFile, targetDir: File, threads: Int,
       reusable: Map[String, File] = Map.empty): (SnapshotManifest, SstDownloads.Fetched) = {
-    val version = file.version
+    val manifest = restoreSmallFiles(file, targetDir)
+    (manifest, SstDownloads.fill(targetDir, manifest.sstFiles, threads, reusable)(openSst(_, file.version)))
+  }
+
+  /**
+   * Restores the small files of the snapshot `file` (MANIFEST, OPTIONS, CURRENT) into the empty directory
+   * `targetDir`, without its SST files; returns its manifest.
+   */
+  def restoreSmallFiles(file: VersionFile, targetDir: File): SnapshotManifest = {
     val manifest = readSnapshot(file, Some(targetDir))
     // A zip whose later entries went missing reads as shorter, not as damaged; RocksDB would then
     // create an empty instance where the snapshot's rows were.
     val current = new File(targetDir, "CURRENT")
     val named = if (current.isFile) Files.readString(current.toPath).trim else ""
     if (!FileNames.isPlain(named) || !new File(targetDir, named).isFile) {
-      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(file).toString, version,
+      throw TtlStoreErrors.snapshotCorrupted(snapshotPath(file).toString, file.version,
         if (named.isEmpty) "it holds no RocksDB CURRENT file" else s"its CURRENT names $named, which it does not hold")
     }
-    val fetched = SstDownloads.fill(targetDir, manifest.sstFiles, threads, reusable) { sst =>
-      val path = sstPath(sst.dfsName)
-      val in =
-        try CheckpointReads.open(fm, path)
-        catch { case _: FileNotFoundException => throw TtlStoreErrors.sstMissing(path.toString, version) }
-      (in, (detail: String) => TtlStoreErrors.sstCorrupted(path.toString, version, detail))
-    }
-    (manifest, fetched)
+    manifest
   }
+
+  /** Opens `sst` of version `version`'s snapshot, with the error that names it as damaged (given the detail). */
+  def openSst(sst: SstFile, version: Long): (InputStream, String => Exception) = {
+    val path = sstPath(sst.dfsName)
+    val in =
+      try CheckpointReads.open(fm, path)
+      catch { case _: FileNotFoundException => throw TtlStoreErrors.sstMissing(path.toString, version) }
+    (in, (detail: String) => TtlStoreErrors.sstCorrupted(path.toString, version, detail))
+  }
+
+  /** Ranged reads of `ssts` in the checkpoint, file `i` being `ssts(i)` ([[CheckpointRangedReads]]). */
+  def rangedReads(ssts: Seq[SstFile]): CheckpointRangedReads =
+    new CheckpointRangedReads(fm, ssts.map(sst => sstPath(sst.dfsName) -> sst.sizeBytes).toIndexedSeq)
 
   def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil
 
@@ -238,32 +241,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     val in =
       try CheckpointReads.open(fm, path)
       catch { case _: FileNotFoundException => throw corrupted("file missing") }
-    var manifest: Option[SnapshotManifest] = None
-    try {
-      val zip = new ZipInputStream(new BufferedInputStream(in))
-      var entry = zip.getNextEntry
-      while (entry != null) {
-        val name = entry.getName
-        if (name == ManifestEntry) {
-          val m = SnapshotManifest.fromJson(new String(zip.readAllBytes(), "UTF-8"))
-          if (m.formatVersion > FormatVersion) {
-            throw TtlStoreErrors.formatTooNew(path.toString, m.formatVersion, FormatVersion)
-          }
-          SnapshotManifest.problem(m, version, id).foreach(why => throw corrupted(why))
-          manifest = Some(m)
-        } else {
-          val file = name.stripPrefix(DbEntryPrefix)
-          if (!name.startsWith(DbEntryPrefix) || !FileNames.isPlain(file)) throw corrupted(s"an entry named '$name'")
-          into.foreach(dir => Files.copy(zip, new File(dir, file).toPath))
-        }
-        entry = if (manifest.isDefined && into.isEmpty) null else zip.getNextEntry
-      }
-    } catch {
-      case e: TtlStoreException => throw e
-      case NonFatal(e) if DiskFull.in(e) => throw e // writing the DB files out, not reading the snapshot
-      case NonFatal(e) => throw corrupted(e.toString)
-    } finally in.close()
-    manifest.getOrElse(throw corrupted("no manifest"))
+    try SnapshotZip.read(in, path.toString, version, id, into, FormatVersion)
+    finally in.close()
   }
 
   private def copyToCheckpoint(local: File, path: Path): Long = {
@@ -286,6 +265,4 @@ object CheckpointFiles {
 
   /** The checkpoint format version written into every changelog header and snapshot manifest. */
   val FormatVersion: Int = Changelog.FormatVersion
-  private val ManifestEntry = "manifest.json"
-  private val DbEntryPrefix = "db/"
 }

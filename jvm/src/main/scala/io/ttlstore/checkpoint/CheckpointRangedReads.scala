@@ -29,7 +29,7 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(
       val bytes = new Array[Byte](n)
       try stream(file.toInt).readFully(position, bytes, 0, n)
       catch {
-        case e: FileNotFoundException => throw new IOException(s"$path is missing from the checkpoint", e)
+        case e: FileNotFoundException => throw new IOException(s"$path ${CheckpointRangedReads.Missing}", e)
         case NonFatal(e) => throw new IOException(s"reading $path (bytes $position to ${position + n}): $e", e)
       }
       into.put(bytes)
@@ -44,4 +44,10 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(
     streams.values().forEach(s => scala.util.Try(s.close()))
     streams.clear()
   }
+}
+
+object CheckpointRangedReads {
+
+  /** What a read of a file the checkpoint no longer has says after the file's path. */
+  val Missing = "is missing from the checkpoint"
 }

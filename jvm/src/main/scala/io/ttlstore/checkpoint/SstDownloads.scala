@@ -21,8 +21,11 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicReference}
  */
 object SstDownloads {
 
-  /** One file to fetch: `fetch` writes `target`'s bytes to the stream it is given, or throws. */
-  final case class Download(target: File, fetch: OutputStream => Unit)
+  /**
+   * One file to fetch: `fetch` writes `target`'s bytes to the stream it is given, or throws; `placed` runs once the
+   * file has its name (a lazily opened store then reads it locally).
+   */
+  final case class Download(target: File, fetch: OutputStream => Unit, placed: () => Unit = () => ())
 
   /** What a load's snapshot restore fetched, and the local files it took instead of fetching them. */
   final case class Fetched(files: Int, bytes: Long, reused: Int) {
@@ -90,10 +93,19 @@ object SstDownloads {
    */
   def fill(targetDir: File, ssts: Seq[SstFile], threads: Int, reusable: Map[String, File])(
       open: SstFile => (InputStream, String => Exception)): Fetched = {
-    val (reused, fetch) = ssts.partition(sst => reusable.get(sst.localName).exists(holds(_, sst)))
-    reused.foreach(sst => Files.move(reusable(sst.localName).toPath, new File(targetDir, sst.localName).toPath))
+    val fetch = reuse(targetDir, ssts, reusable)
     run(fetch.map(sst => Download(new File(targetDir, sst.localName), out => copy(sst, out, open))), threads)
-    Fetched(fetch.size, fetch.map(_.sizeBytes).sum, reused.size)
+    Fetched(fetch.size, fetch.map(_.sizeBytes).sum, ssts.size - fetch.size)
+  }
+
+  /**
+   * Moves the SST files of `ssts` that `reusable` holds (by local name, with the size and CRC32C the snapshot
+   * recorded) into `targetDir`; returns those it did not.
+   */
+  def reuse(targetDir: File, ssts: Seq[SstFile], reusable: Map[String, File]): Seq[SstFile] = {
+    val (reused, rest) = ssts.partition(sst => reusable.get(sst.localName).exists(holds(_, sst)))
+    reused.foreach(sst => Files.move(reusable(sst.localName).toPath, new File(targetDir, sst.localName).toPath))
+    rest
   }
 
   /** True if the local file `f` has the size and CRC32C the snapshot recorded for `sst`. */
@@ -102,7 +114,7 @@ object SstDownloads {
       ._2 == sst.crc32c
 
   /** Copies `sst` to `out`, checking its size and CRC32C against what the snapshot recorded. */
-  private def copy(sst: SstFile, out: OutputStream, open: SstFile => (InputStream, String => Exception)): Unit = {
+  def copy(sst: SstFile, out: OutputStream, open: SstFile => (InputStream, String => Exception)): Unit = {
     val (in, damaged) = open(sst)
     val (size, crc) = Streams.copyWithCrc(in, out)
     if (size != sst.sizeBytes) throw damaged(s"$size bytes where the snapshot recorded ${sst.sizeBytes}")
@@ -134,6 +146,22 @@ object SstDownloads {
     // Future.get, which a cancelled future answers while its download still runs.
     private[SstDownloads] val first = new AtomicReference[Throwable]()
     private[SstDownloads] val done = new CountDownLatch(count)
+
+    /** True once every download is in place, failed, or was skipped after a failure. */
+    def isDone: Boolean = done.getCount == 0
+
+    /** The first failure so far. */
+    def failure: Option[Throwable] = Option(first.get)
+
+    /** Skips the downloads not yet started, and waits for those under way (a store closing its DB). */
+    def cancel(): Unit = {
+      first.compareAndSet(null, new java.util.concurrent.CancellationException("the store closed"))
+      var interrupted = false
+      while (done.getCount > 0)
+        try done.await()
+        catch { case _: InterruptedException => interrupted = true }
+      if (interrupted) Thread.currentThread().interrupt()
+    }
 
     /** Returns when every download is in place; else throws the first failure once none runs any more. */
     def await(): Unit = {
@@ -170,6 +198,7 @@ object SstDownloads {
             throw e
         }
         out.close()
+        d.placed()
       }
     } finally leave()
   }

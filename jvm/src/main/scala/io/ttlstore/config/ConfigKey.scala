@@ -1,7 +1,7 @@
 package io.ttlstore.config
 
 import io.ttlstore.errors.TtlStoreErrors
-import io.ttlstore.ttl.Named
+import io.ttlstore.ttl.{Named, TtlPolicy}
 
 /**
  * One setting: its name under [[ConfigKey.Prefix]], default, documentation and parser.
@@ -67,6 +67,11 @@ object ConfigKey {
     require(form.min >= Int.MinValue && form.max <= Int.MaxValue, s"$name: $form does not fit an Int")
     ConfigKey(name, default, doc, form, form.parse(_).map(_.toInt))
   }
+
+  /** Whether stores use an optional native part: auto, true or false ([[NativeMode]]). */
+  def nativeMode(name: String, default: NativeMode, doc: String): ConfigKey[NativeMode] =
+    ConfigKey(name, default, doc, ValueForm.OneOf(NativeMode.all.map(_.name)),
+      TtlPolicy.named(NativeMode.all))
 
   /** A number in `form`'s range. */
   def double(name: String, default: Double, doc: String, form: ValueForm.Fraction): ConfigKey[Double] =

@@ -151,14 +151,21 @@ object TtlStoreConfig {
       "not sweep.",
     Whole(0, 100000000))
 
-  val NativeFilterEnabled: ConfigKey[NativeFilterMode] = ConfigKey(
-    "nativeFilter.enabled", NativeFilterMode.Auto,
+  val NativeFilterEnabled: ConfigKey[NativeMode] = ConfigKey.nativeMode(
+    "nativeFilter.enabled", NativeMode.Auto,
     "Whether stores with TTL give RocksDB ttlstore's native compaction filter, which drops " +
       "expired rows while RocksDB compacts (then the JVM sweep does not run). auto: when the " +
       "library loads for this platform, else one warning and the JVM sweep. true: a store fails " +
-      "to start without it. false: the JVM sweep only.",
-    OneOf(NativeFilterMode.all.map(_.name)),
-    TtlPolicy.named(NativeFilterMode.all))
+      "to start without it. false: the JVM sweep only.")
+
+  val LazyLoadEnabled: ConfigKey[NativeMode] = ConfigKey.nativeMode(
+    "lazyLoad.enabled", NativeMode.Off,
+    "Whether a store that loads a snapshot whose SST files are not local (a restart, an executor " +
+      "lost) opens as soon as the snapshot's small files and changelogs are in, reading the SST " +
+      "files from the checkpoint by ranged reads while they download in the background (RocksDB " +
+      "compacts once they are all local). auto: when ttlstore's lazy file system loads, else one " +
+      "warning and every file is fetched first. true: a store fails to load without it. false: " +
+      "every file is fetched first.")
 
   val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
     "nativeFilter.periodicCompaction", None,
@@ -195,6 +202,6 @@ object TtlStoreConfig {
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb, DownloadThreads,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
-    SweepRowsPerCommit, NativeFilterEnabled, PeriodicCompaction, CompactExpiredShare,
+    SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, PeriodicCompaction, CompactExpiredShare,
     LegacyRowTimestampKey, UpgradeRowsPerCommit)
 }

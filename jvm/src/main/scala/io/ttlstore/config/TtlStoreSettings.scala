@@ -14,7 +14,7 @@ final case class TtlStoreSettings(
     ttl: TtlPolicy = TtlPolicy.Off,
     allowTtlOnStreamStreamJoin: Boolean = false,
     sweepRowsPerCommit: Int = TtlStoreConfig.SweepRowsPerCommit.default,
-    nativeFilter: NativeFilterMode = TtlStoreConfig.NativeFilterEnabled.default,
+    nativeFilter: NativeMode = TtlStoreConfig.NativeFilterEnabled.default,
     periodicCompactionMs: Option[Long] = None,
     compactExpiredShare: Double = TtlStoreConfig.CompactExpiredShare.default,
     legacyRowTimestamp: LegacyRowTimestamp = TtlStoreConfig.LegacyRowTimestampKey.default,
@@ -27,7 +27,8 @@ final case class TtlStoreSettings(
     /** Spark's maxVersionsToDeletePerMaintenance; None: no limit. */
     maxVersionsToDelete: Option[Int] = None,
     /** SST files an executor downloads at once ([[io.ttlstore.checkpoint.SstDownloads]]). */
-    downloadThreads: Int = TtlStoreConfig.DownloadThreads.default) {
+    downloadThreads: Int = TtlStoreConfig.DownloadThreads.default,
+    lazyLoad: NativeMode = TtlStoreConfig.LazyLoadEnabled.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -69,7 +70,8 @@ object TtlStoreSettings {
       hooks = TestHooks.parse(sqlConfs),
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs),
-      downloadThreads = DownloadThreads.readFrom(sqlConfs))
+      downloadThreads = DownloadThreads.readFrom(sqlConfs),
+      lazyLoad = LazyLoadEnabled.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

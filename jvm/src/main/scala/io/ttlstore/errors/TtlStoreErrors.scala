@@ -77,6 +77,11 @@ object TtlStoreErrors {
         s"Use the ttlstore jar built for this platform, or set $key=auto to fall back to the JVM " +
         "sweep.")
 
+  def lazyLoadUnavailable(store: String, key: String, problem: String): TtlStoreException =
+    error("LAZY_LOAD_UNAVAILABLE", "store" -> store, "key" -> key, "problem" -> problem)(
+      s"$key is true but $store cannot open before its SST files are local: the lazy file system $problem. " +
+        s"Use the ttlstore jar built for this platform, or set $key=auto to fetch every file before opening.")
+
   def checkpointPinsAnotherProvider(checkpoint: String, pinned: String, ttlKeys: Seq[String]): TtlStoreException =
     error("CHECKPOINT_PINS_ANOTHER_PROVIDER", "checkpoint" -> checkpoint, "provider" -> pinned)(
       s"The session asks for ttlstore" +

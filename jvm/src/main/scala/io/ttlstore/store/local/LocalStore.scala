@@ -41,7 +41,7 @@ final class LocalStore(
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
     stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
-  private val dbDir = new DbDirectory(workDir, storeName, files, settings.downloadThreads)
+  private val dbDir = new DbDirectory(workDir, storeName, files, settings)
   private val changelogs = new ChangelogPrefetch(files, workDir, settings.downloadThreads)
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
@@ -225,7 +225,7 @@ final class LocalStore(
   /** Forgets the loaded version: the DB has changes that were not committed. */
   def invalidate(): Unit = held.forget()
 
-  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas
+  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas && !db.hydrating
 
   /** [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state recoverable. */
   def snapshotQuietly(version: Long): Unit =
@@ -251,7 +251,7 @@ final class LocalStore(
    */
   def compactIfWanted(): Boolean = dbLock.synchronized {
     val h = handle
-    if (h == null || h.isClosed || !upkeep.takeRequest()) false
+    if (h == null || h.isClosed || h.hydrating || !upkeep.takeRequest()) false
     else {
       h.compactNow()
       upkeep.compacted()
@@ -274,9 +274,9 @@ final class LocalStore(
   private def restore(snapshot: Option[VersionFile]): Unit = {
     closeDb()
     held.forget()
-    val manifest = dbDir.restore(snapshot)
+    val (manifest, hydration) = dbDir.restore(snapshot)
     handle =
-      try RocksDbHandle.open(dbDir.dir, storeName, settings, newFilter())
+      try RocksDbHandle.open(dbDir.dir, storeName, settings, newFilter(), hydration)
       catch {
         case e: TtlStoreException if snapshot.isDefined && RocksDbHandle.isCorruption(e) =>
           throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(snapshot.get).toString, snapshot.get.version,

@@ -1,5 +1,9 @@
 package io.ttlstore.store.nativelib
 
+import org.apache.spark.internal.Logging
+
+import io.ttlstore.config.{NativeMode, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.store.lazyfs.LazyFileSystem
 
 /**
@@ -7,7 +11,7 @@ import io.ttlstore.store.lazyfs.LazyFileSystem
  * remembers a failure, and says what it tried. It binds to the librocksdbjni the JVM has: the native filter's
  * library, loaded first, makes that copy's symbols global ([[LazyFileSystem.load]]).
  */
-object LazyFileSystemLoader {
+object LazyFileSystemLoader extends Logging {
   val LibraryName = "libttlstore_lazy_fs.so"
 
   def resourcePath: String = s"/io/ttlstore/native/${NativeFilter.platform}/$LibraryName"
@@ -16,6 +20,29 @@ object LazyFileSystemLoader {
 
   /** The path of the librocksdbjni the library binds to, or why it cannot be used (naming what was tried). */
   def library: Either[String, String] = loaded
+
+  private val warned = new java.util.concurrent.atomic.AtomicBoolean()
+
+  /**
+   * Whether `store`, with `settings`, opens before its SST files are local: never with `false`; with `true` a library
+   * that cannot load fails the store naming the setting; with `auto` it logs one warning per JVM and the store
+   * fetches every file first.
+   */
+  def wanted(settings: TtlStoreSettings, store: String): Boolean = settings.lazyLoad match {
+    case NativeMode.Off => false
+    case mode =>
+      library match {
+        case Right(_) => true
+        case Left(problem) if mode == NativeMode.On =>
+          throw TtlStoreErrors.lazyLoadUnavailable(store, TtlStoreConfig.LazyLoadEnabled.key, problem)
+        case Left(problem) =>
+          if (warned.compareAndSet(false, true)) {
+            logWarning(s"ttlstore's lazy file system is not available ($problem); stores fetch every SST file " +
+              s"before they open. Set ${TtlStoreConfig.LazyLoadEnabled.key}=false to silence this.")
+          }
+          false
+      }
+  }
 
   private def load(): Either[String, String] =
     NativeFilter.library.left

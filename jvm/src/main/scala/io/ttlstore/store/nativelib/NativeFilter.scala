@@ -4,7 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.internal.Logging
 
-import io.ttlstore.config.{NativeFilterMode, TtlStoreSettings}
+import io.ttlstore.config.{NativeMode, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreErrors
 
 /** The filter library of this JVM, and the per-store decision whether to use it. */
@@ -41,12 +41,12 @@ object NativeFilter extends Logging {
    * warning per JVM and the store relies on the JVM sweep.
    */
   def wanted(settings: TtlStoreSettings, modeKey: String, store: String): Option[NativeFilterLoader] =
-    if (!settings.ttl.enabled || settings.nativeFilter == NativeFilterMode.Off) None
+    if (!settings.ttl.enabled || settings.nativeFilter == NativeMode.Off) None
     else {
       val l = loader(settings.hooks.nativeFilterResource.getOrElse(resourcePath))
       l.library match {
         case Right(_) => Some(l)
-        case Left(problem) if settings.nativeFilter == NativeFilterMode.On =>
+        case Left(problem) if settings.nativeFilter == NativeMode.On =>
           throw TtlStoreErrors.nativeFilterUnavailable(store, modeKey, problem)
         case Left(problem) =>
           if (warned.add(l.resource)) {

@@ -41,7 +41,9 @@ final class RocksDbHandle private (
     /** True when the shared write buffer manager charges this instance's memtables to the cache. */
     memtablesInCache: Boolean,
     /** The native point read, or null: RocksJava's `get` then ([[NativeReadsLib]]). */
-    reads: NativeReadsLib) extends AutoCloseable {
+    reads: NativeReadsLib,
+    /** The SST files still coming down when it opened ([[LazyFiles]]); closed after the DB. */
+    lazyFiles: Option[LazyFiles]) extends AutoCloseable {
 
   // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
   private val legacyFamily = handles(0)
@@ -59,10 +61,27 @@ final class RocksDbHandle private (
   private val readOptions = new ReadOptions()
   @volatile private var closed = false
 
+  /** RocksDB does not compact while SST files are still coming down: no compaction rewrites files it reads remotely. */
+  private var compactionsDeferred = lazyFiles.isDefined
+
+  /**
+   * True while SST files are still coming down ([[LazyFiles]]); the first call that finds them all local lets
+   * RocksDB compact again. Throws what made a file fail to come down, naming the file.
+   */
+  def hydrating: Boolean = synchronized {
+    if (compactionsDeferred && lazyFiles.forall(_.allLocal())) wrap("let its compactions run") {
+      val resume = MutableColumnFamilyOptions.builder().setDisableAutoCompactions(false).build()
+      handles.foreach(db.setOptions(_, resume))
+      compactionsDeferred = false
+    }
+    compactionsDeferred
+  }
+
   private def wrap[T](operation: String)(body: => T): T =
     try body
     catch {
-      case e: RocksDBException => throw RocksDbHandle.failure(storeName, dir, operation, e)
+      case e: RocksDBException =>
+        throw lazyFiles.flatMap(_.named(e)).getOrElse(RocksDbHandle.failure(storeName, dir, operation, e))
     }
 
   def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
@@ -111,9 +130,10 @@ final class RocksDbHandle private (
 
   /**
    * A consistent copy of the current files in `target` (hard links; flushes the memtable); one that
-   * fails (a full disk) leaves no part of `target` behind.
+   * fails (a full disk) leaves no part of `target` behind. Waits for SST files still coming down ([[LazyFiles]]).
    */
   def checkpointTo(target: File): Unit = wrap("create a local checkpoint") {
+    lazyFiles.foreach(_.awaitLocal())
     val checkpoint = Checkpoint.create(db)
     try checkpoint.createCheckpoint(target.getAbsolutePath)
     catch { case e: RocksDBException => org.apache.commons.io.FileUtils.deleteQuietly(target); throw e }
@@ -156,6 +176,7 @@ final class RocksDbHandle private (
    * and delete; the first commit after a load counts the replay's too).
    */
   def committed(rows: Long): Unit = wrap("set its options") {
+    hydrating
     val sequence = db.getLatestSequenceNumber
     val change = tuning.afterCommit(rows, written = sequence - sequenceAtCommit, l0Files)
     sequenceAtCommit = sequence
@@ -183,6 +204,7 @@ final class RocksDbHandle private (
       cfOptions.foreach(_.close())
       bloomFilters.foreach(_.close())
       filter.foreach(_.close())
+      lazyFiles.foreach(_.close())
       SharedNativeResources.instanceClosed()
     }
   }
@@ -222,10 +244,11 @@ object RocksDbHandle {
 
   /**
    * Opens (creating if needed) the instance in `dir` with both column families; `filter` (owned by
-   * the handle from here on) goes to the timestamped family, with periodic compaction.
+   * the handle from here on) goes to the timestamped family, with periodic compaction. With `lazyFiles`
+   * (owned too), the instance reads through its Env and compacts only once they are all local.
    */
-  def open(dir: File, storeName: String, settings: TtlStoreSettings,
-      filter: Option[TtlCompactionFilter] = None): RocksDbHandle = {
+  def open(dir: File, storeName: String, settings: TtlStoreSettings, filter: Option[TtlCompactionFilter] = None,
+      lazyFiles: Option[LazyFiles] = None): RocksDbHandle = {
     SharedNativeResources.ensureLoaded()
     val memory = SharedNativeResources.sharedMemory(settings.memory)
     val bloomFilters = Seq.fill(2)(FamilyOptions.bloomFilter(settings)).flatten
@@ -236,6 +259,7 @@ object RocksDbHandle {
       timestampedOptions.setPeriodicCompactionSeconds(settings.periodicCompactionSeconds)
     }
     val cfOptions = Seq(legacyOptions, timestampedOptions)
+    if (lazyFiles.isDefined) cfOptions.foreach(_.setDisableAutoCompactions(true))
     val dbOptions = new DBOptions()
       .setCreateIfMissing(true)
       .setCreateMissingColumnFamilies(true)
@@ -244,6 +268,7 @@ object RocksDbHandle {
       .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
       .setKeepLogFileNum(2)
     memory.writeBufferManager.foreach(dbOptions.setWriteBufferManager)
+    lazyFiles.foreach(f => dbOptions.setEnv(f.env))
     if (settings.hooks.rocksDbStatistics) ReadStatistics.attachTo(dbOptions)
     val descriptors = Seq(LegacyFamily, TimestampedFamily).zip(cfOptions)
       .map { case (n, o) => new ColumnFamilyDescriptor(n.getBytes("UTF-8"), o) }
@@ -253,10 +278,12 @@ object RocksDbHandle {
       catch {
         case e: RocksDBException =>
           dbOptions.close(); cfOptions.foreach(_.close()); bloomFilters.foreach(_.close()); filter.foreach(_.close())
-          throw failure(storeName, dir, "open its RocksDB instance", e)
+          val named = lazyFiles.flatMap(_.named(e))
+          lazyFiles.foreach(_.close())
+          throw named.getOrElse(failure(storeName, dir, "open its RocksDB instance", e))
       }
     SharedNativeResources.instanceOpened()
     new RocksDbHandle(dir, storeName, db, dbOptions, cfOptions, handles.asScala.toSeq, filter, bloomFilters,
-      memtablesInCache = memory.writeBufferManager.isDefined, reads = NativeFilter.loader().reads.orNull)
+      memtablesInCache = memory.writeBufferManager.isDefined, reads = NativeFilter.loader().reads.orNull, lazyFiles)
   }
 }

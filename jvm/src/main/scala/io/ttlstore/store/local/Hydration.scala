@@ -1,0 +1,71 @@
+package io.ttlstore.store.local
+
+import java.io.File
+
+import org.rocksdb.{Env, RocksDBException, Status}
+
+import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstDownloads, SstFile}
+import io.ttlstore.errors.{StorageErrors, TtlStoreErrors, TtlStoreException}
+import io.ttlstore.store.lazyfs.LazyFileSystem
+import io.ttlstore.store.rocksdb.LazyFiles
+
+/**
+ * A snapshot's SST files read from the checkpoint while they come down (issue 51: open first, fetch lazily). Each
+ * file is registered with the lazy file system (jvm/src/main/cpp) under its local name, so the DB opens and reads it
+ * by ranged reads at once; meanwhile [[SstDownloads]] brings the files down whole, `threads` at a time with the
+ * executor's other loads, each checked (size, CRC32C) before it takes its name, and switches each to local as it
+ * lands. A file RocksDB no longer needs by then (a compaction's input) is deleted again.
+ */
+private[local] final class Hydration private (
+    fs: LazyFileSystem,
+    reads: CheckpointRangedReads,
+    pending: SstDownloads.Pending,
+    /** Each file's local path and its path in the checkpoint. */
+    served: Seq[(String, String)],
+    version: Long) extends LazyFiles {
+
+  override def env: Env = fs.rocksEnv()
+
+  override def allLocal(): Boolean = {
+    pending.failure.foreach(throw _)
+    pending.isDone
+  }
+
+  override def awaitLocal(): Unit = pending.await()
+
+  override def named(e: RocksDBException): Option[TtlStoreException] = {
+    val message = Option(e.getMessage).getOrElse("")
+    served.collectFirst { case (local, checkpoint) if message.contains(local) => checkpoint }.map { checkpoint =>
+      if (Option(e.getStatus).exists(_.getCode == Status.Code.Corruption)) {
+        TtlStoreErrors.sstCorrupted(checkpoint, version, message)
+      } else if (message.contains(CheckpointRangedReads.Missing)) TtlStoreErrors.sstMissing(checkpoint, version)
+      else StorageErrors.checkpointReadFailed(checkpoint, e)
+    }
+  }
+
+  /** After the DB closed: skips the downloads not started, waits for those under way, frees the file system. */
+  override def close(): Unit = {
+    pending.cancel()
+    fs.close()
+    reads.close()
+  }
+}
+
+private[local] object Hydration {
+
+  /** Starts serving `ssts` of the snapshot of `version` in `dir` from `files`, and bringing them down. */
+  def start(dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, threads: Int): Hydration = {
+    val reads = files.rangedReads(ssts)
+    val fs = new LazyFileSystem(reads)
+    val targets = ssts.map(sst => new File(dir, sst.localName).getAbsoluteFile)
+    targets.zip(ssts).zipWithIndex.foreach { case ((target, sst), i) =>
+      fs.serveRemotely(target.getPath, sst.sizeBytes, i.toLong)
+    }
+    val pending = SstDownloads.start(targets.zip(ssts).map { case (target, sst) =>
+        SstDownloads.Download(target, out => SstDownloads.copy(sst, out, files.openSst(_, version)),
+          placed = () => if (!fs.markLocal(target.getPath)) target.delete())
+      }, threads)
+    new Hydration(fs, reads, pending, targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
+      version)
+  }
+}

@@ -1,0 +1,112 @@
+package io.ttlstore
+
+import java.io.{File, RandomAccessFile}
+import java.nio.file.Files
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
+
+import org.apache.hadoop.fs.Path
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.StoreFixtures._
+import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.errors.TtlStoreException
+
+/**
+ * `lazyLoad.enabled` (issue 51): a store that loads a snapshot without a local copy opens while its SST files are
+ * still in the checkpoint, reads them there, and brings them down meanwhile; what the checkpoint cannot serve fails
+ * by name, the checkpoint's file named.
+ */
+class LazyLoadSuite extends AnyFunSuite {
+  private val Keys = 4000
+
+  /** A provider of the store in `checkpoint` (through `hooked://`), working in `localDir`. */
+  private def provider(checkpoint: File, localDir: File, settings: (String, String)*): TtlStateStoreProvider =
+    newProvider(TtlProvider, checkpoint, storeConf(settings :+ (TtlStoreConfig.LocalDir.key -> localDir.getPath): _*),
+      location = Some(HookedFileSystem.location(checkpoint)), hadoop = HookedFileSystem.conf)
+      .asInstanceOf[TtlStateStoreProvider]
+
+  /** Versions 1 to 4, each writing every key, with the snapshot of version 3 uploaded; version 4's rows. */
+  private def written(checkpoint: File): Map[(String, Int), Long] = withTempDir { local =>
+    withProvider(provider(checkpoint, local)) { p =>
+      (0 until 4).foreach { v =>
+        val store = p.getStore(v.toLong)
+        (0 until Keys).foreach(i => store.put(key(s"user$i"), value(v * 10000L + i)))
+        store.commit()
+        if (v + 1 == 3) p.doMaintenance()
+      }
+    }
+    (0 until Keys).map(i => ("user" + i, 0) -> (30000L + i)).toMap
+  }
+
+  private def checkpointSsts(checkpoint: File): Seq[File] =
+    Option(new File(checkpoint, "0/0/ttlstore/sst").listFiles()).toSeq.flatten.filter(_.getName.endsWith(".sst"))
+
+  private def localSsts(localDir: File): Seq[String] =
+    Files.walk(localDir.toPath).toArray.map(_.asInstanceOf[java.nio.file.Path])
+      .filter(p => p.getFileName.toString.endsWith(".sst") && p.getParent.getFileName.toString == "db")
+      .map(_.getFileName.toString).toSeq
+
+  /** Runs `body` with every download of an SST file held until `release` opens. */
+  private def downloadsHeld[T](release: CountDownLatch)(body: => T): T =
+    HookedFileSystem.whileOpening { (f: Path) =>
+      if (f.getName.endsWith(".sst") && Thread.currentThread().getName.startsWith("ttlstore-download")) release.await()
+    }(body)
+
+  private def within[T](what: String)(body: => T): T =
+    try Await.result(Future(body)(ExecutionContext.global), 60.seconds)
+    catch { case _: java.util.concurrent.TimeoutException => fail(s"$what did not return within 60 s") }
+
+  test("a store opens, reads and commits while none of its SST files has come down, then brings them all down") {
+    withTempDir { checkpoint =>
+      val expected = written(checkpoint)
+      assert(checkpointSsts(checkpoint).nonEmpty)
+      withTempDir { local =>
+        val release = new CountDownLatch(1)
+        withProvider(provider(checkpoint, local, TtlStoreConfig.LazyLoadEnabled.key -> "true")) { p =>
+          try downloadsHeld(release) {
+              within("a load whose downloads are held") {
+                val store = p.getStore(4)
+                assert(contents(store) == expected)
+                assert(localSsts(local).isEmpty, "no SST file came down: every row was read from the checkpoint")
+                store.put(key("new"), value(1))
+                store.commit()
+              }
+            }
+          finally release.countDown()
+          val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+          var version = 5L
+          while (localSsts(local).size < checkpointSsts(checkpoint).size && System.nanoTime() < deadline) {
+            version = commitVersion(p, version, ("tick", 0) -> Some(version))
+          }
+          assert(localSsts(local).toSet == checkpointSsts(checkpoint).map(_.getName.takeWhile(_ != '-') + ".sst").toSet)
+          assert(read(p, version) == expected + (("new", 0) -> 1L) + (("tick", 0) -> (version - 1)))
+        }
+      }
+    }
+  }
+
+  test("a damaged SST file in the checkpoint fails the lazily loading store naming that file") {
+    withTempDir { checkpoint =>
+      written(checkpoint)
+      val damaged = checkpointSsts(checkpoint).maxBy(_.length())
+      val f = new RandomAccessFile(damaged, "rw")
+      try { f.seek(damaged.length() / 3); val b = f.read(); f.seek(damaged.length() / 3); f.write(b ^ 0xff) }
+      finally f.close()
+      withTempDir { local =>
+        withProvider(provider(checkpoint, local, TtlStoreConfig.LazyLoadEnabled.key -> "true")) { p =>
+          val e = intercept[TtlStoreException] {
+            val store = p.getStore(4)
+            contents(store)
+            store.commit()
+            (5 to 200).foreach(v => commitVersion(p, v - 1L, ("tick", 0) -> Some(v.toLong)))
+          }
+          assert(e.errorName == "SST_CORRUPTED", e.getMessage)
+          assert(e.getMessage.contains(damaged.getName), e.getMessage)
+        }
+      }
+    }
+  }
+}
