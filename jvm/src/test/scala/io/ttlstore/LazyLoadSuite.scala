@@ -109,4 +109,29 @@ class LazyLoadSuite extends AnyFunSuite {
       }
     }
   }
+
+  test("a checkpoint that stops answering a read fails the load within lazyLoad.readTimeout, naming the file") {
+    withTempDir { checkpoint =>
+      written(checkpoint)
+      withTempDir { local =>
+        val release = new CountDownLatch(1)
+        withProvider(provider(checkpoint, local, TtlStoreConfig.LazyLoadEnabled.key -> "true",
+            TtlStoreConfig.LazyReadTimeout.key -> "2s")) { p =>
+          // Ranged reads get no answer; downloads take longer than the bound, and end (the store's close waits for them).
+          val stalled = (f: Path) =>
+            if (f.getName.endsWith(".sst")) {
+              if (Thread.currentThread().getName.startsWith("ttlstore-download")) Thread.sleep(5000)
+              else release.await()
+            }
+          try HookedFileSystem.whileOpening(stalled) {
+              val e = within("a load whose reads get no answer")(intercept[TtlStoreException](p.getStore(4)))
+              assert(e.errorName == "CHECKPOINT_READ_FAILED", e.getMessage)
+              assert(checkpointSsts(checkpoint).exists(f => e.getMessage.contains(f.getName)), e.getMessage)
+              assert(e.getMessage.contains("no answer from the checkpoint's file system within 2000 ms"), e.getMessage)
+            }
+          finally release.countDown()
+        }
+      }
+    }
+  }
 }

@@ -220,9 +220,9 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     (in, (detail: String) => TtlStoreErrors.sstCorrupted(path.toString, version, detail))
   }
 
-  /** Ranged reads of `ssts` in the checkpoint, file `i` being `ssts(i)` ([[CheckpointRangedReads]]). */
-  def rangedReads(ssts: Seq[SstFile]): CheckpointRangedReads =
-    new CheckpointRangedReads(fm, ssts.map(sst => sstPath(sst.dfsName) -> sst.sizeBytes).toIndexedSeq)
+  /** Ranged reads of `ssts` in the checkpoint, file `i` being `ssts(i)`, bounded by `timeoutMs` ([[CheckpointRangedReads]]). */
+  def rangedReads(ssts: Seq[SstFile], timeoutMs: Long): CheckpointRangedReads =
+    new CheckpointRangedReads(fm, ssts.map(sst => sstPath(sst.dfsName) -> sst.sizeBytes).toIndexedSeq, timeoutMs)
 
   def sstFiles(): Seq[FileStatus] = if (fm.exists(sstDir)) fm.list(sstDir).toSeq else Nil
 

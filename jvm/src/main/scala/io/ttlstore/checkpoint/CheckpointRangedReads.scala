@@ -2,7 +2,8 @@ package io.ttlstore.checkpoint
 
 import java.io.{Closeable, FileNotFoundException, IOException}
 import java.nio.ByteBuffer
-import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Executors, ThreadFactory, TimeUnit, TimeoutException}
+import java.util.concurrent.atomic.AtomicInteger
 
 import scala.util.control.NonFatal
 
@@ -15,9 +16,10 @@ import io.ttlstore.store.lazyfs.RangedReads
  * Ranged reads of SST files in the checkpoint, for the lazy file system: file `i` is `files(i)` (its path and the
  * size its snapshot recorded). Each file is opened once, at its first read, and read by positioned reads, which
  * Hadoop's file systems serve concurrently on one stream (HDFS by a block read, s3a by a ranged GET). A read that
- * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error.
+ * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error;
+ * so does one the file system has not answered within `timeoutMs` (0: no bound), whose stream is then dropped.
  */
-final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(Path, Long)])
+final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(Path, Long)], timeoutMs: Long = 0L)
   extends RangedReads
   with Closeable {
   private val streams = new ConcurrentHashMap[Integer, FSDataInputStream]()
@@ -27,15 +29,37 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(
     val n = math.max(0L, math.min(into.remaining().toLong, size - position)).toInt
     if (n > 0) {
       val bytes = new Array[Byte](n)
-      try stream(file.toInt).readFully(position, bytes, 0, n)
+      val range = s"$path (bytes $position to ${position + n})"
+      try bounded(file.toInt, range)(stream(file.toInt).readFully(position, bytes, 0, n))
       catch {
         case e: FileNotFoundException => throw new IOException(s"$path ${CheckpointRangedReads.Missing}", e)
-        case NonFatal(e) => throw new IOException(s"reading $path (bytes $position to ${position + n}): $e", e)
+        case e: IOException if e.getMessage != null && e.getMessage.startsWith(CheckpointRangedReads.NoAnswer) =>
+          throw e
+        case NonFatal(e) => throw new IOException(s"reading $range: $e", e)
       }
       into.put(bytes)
     }
     n
   }
+
+  /** `read` in this thread, or with a bound in a thread of [[CheckpointRangedReads.readers]]. */
+  private def bounded(i: Int, range: String)(read: => Unit): Unit =
+    if (timeoutMs <= 0) read
+    else {
+      val future = CheckpointRangedReads.readers.submit(new Callable[Unit] { def call(): Unit = read })
+      try future.get(timeoutMs, TimeUnit.MILLISECONDS)
+      catch {
+        case e: ExecutionException => throw e.getCause
+        case _: TimeoutException =>
+          future.cancel(true)
+          Option(streams.remove(i)).foreach(s => scala.util.Try(s.close()))
+          throw new IOException(s"${CheckpointRangedReads.NoAnswer} within $timeoutMs ms reading $range")
+        case e: InterruptedException =>
+          future.cancel(true)
+          Thread.currentThread().interrupt()
+          throw new IOException(s"interrupted reading $range", e)
+      }
+    }
 
   private def stream(i: Int): FSDataInputStream =
     streams.computeIfAbsent(i, _ => fm.open(files(i)._1))
@@ -50,4 +74,18 @@ object CheckpointRangedReads {
 
   /** What a read of a file the checkpoint no longer has says after the file's path. */
   val Missing = "is missing from the checkpoint"
+
+  /** How a read the file system did not answer in time starts. */
+  val NoAnswer = "no answer from the checkpoint's file system"
+
+  /** The threads bounded reads run in (daemons, as many as reads wait at once; idle ones end after a minute). */
+  private val readers = {
+    val count = new AtomicInteger()
+    val threads: ThreadFactory = r => {
+      val t = new Thread(r, s"ttlstore-ranged-read-${count.incrementAndGet()}")
+      t.setDaemon(true)
+      t
+    }
+    Executors.newCachedThreadPool(threads)
+  }
 }

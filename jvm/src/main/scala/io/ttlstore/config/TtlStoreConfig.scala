@@ -167,6 +167,15 @@ object TtlStoreConfig {
       "warning and every file is fetched first. true: a store fails to load without it. false: " +
       "every file is fetched first.")
 
+  val LazyReadTimeout: ConfigKey[Long] = ConfigKey(
+    "lazyLoad.readTimeout", 300000L,
+    "With lazyLoad.enabled: how long a read of an SST file from the checkpoint may wait for the " +
+      "file system before it fails the task by name (CHECKPOINT_READ_FAILED) rather than hang it; " +
+      "the batch then runs again. Keep it above the checkpoint file system's own timeouts and " +
+      "retries (s3a: fs.s3a.connection.timeout, fs.s3a.retry.limit). 0: no bound.",
+    Duration("means no bound"),
+    Durations.parseMillis)
+
   val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
     "nativeFilter.periodicCompaction", None,
     "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
@@ -202,6 +211,6 @@ object TtlStoreConfig {
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb, DownloadThreads,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
-    SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, PeriodicCompaction, CompactExpiredShare,
+    SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, LazyReadTimeout, PeriodicCompaction, CompactExpiredShare,
     LegacyRowTimestampKey, UpgradeRowsPerCommit)
 }

@@ -28,7 +28,8 @@ final case class TtlStoreSettings(
     maxVersionsToDelete: Option[Int] = None,
     /** SST files an executor downloads at once ([[io.ttlstore.checkpoint.SstDownloads]]). */
     downloadThreads: Int = TtlStoreConfig.DownloadThreads.default,
-    lazyLoad: NativeMode = TtlStoreConfig.LazyLoadEnabled.default) {
+    lazyLoad: NativeMode = TtlStoreConfig.LazyLoadEnabled.default,
+    lazyReadTimeoutMs: Long = TtlStoreConfig.LazyReadTimeout.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -71,7 +72,8 @@ object TtlStoreSettings {
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs),
       downloadThreads = DownloadThreads.readFrom(sqlConfs),
-      lazyLoad = LazyLoadEnabled.readFrom(sqlConfs))
+      lazyLoad = LazyLoadEnabled.readFrom(sqlConfs),
+      lazyReadTimeoutMs = LazyReadTimeout.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

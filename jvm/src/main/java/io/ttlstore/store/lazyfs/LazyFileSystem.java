@@ -56,7 +56,7 @@ public final class LazyFileSystem implements AutoCloseable {
   }
 
   /** From now on, the file at {@code path} (in a DB directory) exists with {@code size} bytes, read remotely. */
-  public void serveRemotely(String path, long size, long file) {
+  public synchronized void serveRemotely(String path, long size, long file) {
     serveRemotely(live(), path, size, file);
   }
 
@@ -65,12 +65,12 @@ public final class LazyFileSystem implements AutoCloseable {
    *
    * @return false when RocksDB deleted the file meanwhile (the local copy is then no one's)
    */
-  public boolean markLocal(String path) {
+  public synchronized boolean markLocal(String path) {
     return markLocal(live(), path);
   }
 
   /** What it did so far. */
-  public Counts counts() {
+  public synchronized Counts counts() {
     long[] c = counts(live());
     return new Counts(c[0], c[1], c[2], c[3], c[4]);
   }
@@ -83,6 +83,7 @@ public final class LazyFileSystem implements AutoCloseable {
     }
   }
 
+  /** The native handle; a call after {@link #close()} fails here rather than in freed memory. */
   private long live() {
     if (handle == 0) throw new IllegalStateException("the lazy file system is closed");
     return handle;

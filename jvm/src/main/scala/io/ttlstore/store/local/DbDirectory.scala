@@ -41,7 +41,9 @@ private[local] final class DbDirectory(workDir: File, storeName: String, files: 
             val remote = SstDownloads.reuse(dir, manifest.sstFiles, reusable)
             fetched += SstDownloads.Fetched(remote.size, remote.map(_.sizeBytes).sum,
               manifest.sstFiles.size - remote.size)
-            (Some(manifest), Some(remote).filter(_.nonEmpty).map(Hydration.start(dir, _, files, f.version, threads)))
+            (Some(manifest),
+              Some(remote).filter(_.nonEmpty)
+                .map(Hydration.start(dir, _, files, f.version, threads, settings.lazyReadTimeoutMs)))
           } else {
             val (manifest, got) = files.downloadSnapshot(f, dir, threads, reusable)
             fetched += got

@@ -53,9 +53,13 @@ private[local] final class Hydration private (
 
 private[local] object Hydration {
 
-  /** Starts serving `ssts` of the snapshot of `version` in `dir` from `files`, and bringing them down. */
-  def start(dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, threads: Int): Hydration = {
-    val reads = files.rangedReads(ssts)
+  /**
+   * Starts serving `ssts` of the snapshot of `version` in `dir` from `files` (each read bounded by `readTimeoutMs`),
+   * and bringing them down.
+   */
+  def start(dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, threads: Int,
+      readTimeoutMs: Long): Hydration = {
+    val reads = files.rangedReads(ssts, readTimeoutMs)
     val fs = new LazyFileSystem(reads)
     val targets = ssts.map(sst => new File(dir, sst.localName).getAbsoluteFile)
     targets.zip(ssts).zipWithIndex.foreach { case ((target, sst), i) =>
