@@ -421,13 +421,14 @@ bench-reads: install
 	$(PY) bench/read_profile.py
 
 # Recovery against state size (bench/recoveries.py): a restart on a new cluster and a lost executor, with the
-# checkpoint on an emulated object store, per provider, at 0.7, 3 and 8 GB of state (and on HDFS, Hadoop's mini
-# cluster, at 0.7 GB), into docs/recovery.md and docs/recovery.png. About 80 minutes and 30 GB of free disk.
+# checkpoint on an emulated object store, per provider (and ttlstore opening lazily, lazyLoad.enabled), at 0.7, 3
+# and 8 GB of state (and on HDFS, Hadoop's mini cluster, at 0.7 GB), into docs/recovery.md and docs/recovery.png.
+# About 100 minutes and 30 GB of free disk.
 # BEFORE_JAR=<a ttlstore jar of before issue 50> adds its arm; without it the arm is ttlstore with one download
 # at a time.
 bench-recovery: install $(MINICLUSTER)/.fetched
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
-	$(PY) bench/recoveries.py $(if $(BEFORE_JAR),--arms rocksdb-changelog ttlstore-before ttlstore --before-jar $(BEFORE_JAR))
+	$(PY) bench/recoveries.py $(if $(BEFORE_JAR),--arms rocksdb-changelog ttlstore-before ttlstore ttlstore-lazy --before-jar $(BEFORE_JAR))
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).

@@ -265,7 +265,23 @@ def goals(rungs: list[dict], arms: list[str]) -> list[str]:
         lines.append(f"| what the state adds to a restart ({state_gb(large):.2f} GB minus {state_gb(small):.2f} GB), "
                      f"ttlstore over Spark's RocksDB provider (at most 1/3) | {added['ttlstore']:.1f} s / "
                      f"{added[BASE]:.1f} s = {added['ttlstore'] / added[BASE]:.2f} |")
-    return lines + [""]
+    return lines + lazy_goals(small, large, added, med) + [""]
+
+
+def lazy_goals(small: dict, large: dict, added: dict[str, float], med) -> list[str]:  # type: ignore[no-untyped-def]
+    """Issue 51's goals for the arm that opens first and fetches lazily, from the smallest and the largest rung."""
+    lines = []
+    if "ttlstore-lazy" not in added or small is large:
+        return lines
+    first, last = med(small, "ttlstore-lazy", "loss_s"), med(large, "ttlstore-lazy", "loss_s")
+    if first and last:
+        lines.append(f"| lazily: an executor lost at {state_gb(large):.2f} GB over at {state_gb(small):.2f} GB "
+                     f"(at most 1.3x) | {last:.1f} s / {first:.1f} s = {last / first:.2f}x |")
+    if BASE in added and added[BASE] > 0:
+        lines.append(f"| lazily: what the state adds to a restart, over what it adds to Spark's RocksDB provider "
+                     f"(at most 1/10) | {added['ttlstore-lazy']:.1f} s / {added[BASE]:.1f} s = "
+                     f"{added['ttlstore-lazy'] / added[BASE]:.2f} |")
+    return lines
 
 
 def plot(results: dict, path: Path) -> None:
@@ -304,7 +320,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rungs", type=float, nargs="+", default=list(RUNGS_GB), help="GB of state at each rung")
     parser.add_argument("--arms", nargs="+", choices=tuple(recovery.ARMS),
-                        default=["rocksdb-changelog", "ttlstore-sequential", "ttlstore"])
+                        default=["rocksdb-changelog", "ttlstore-sequential", "ttlstore", "ttlstore-lazy"])
     parser.add_argument("--hdfs-rungs", type=float, nargs="*", default=list(HDFS_RUNGS_GB),
                         help="the rungs whose arms also restart from HDFS")
     parser.add_argument("--repeats", type=int, default=2)

@@ -62,6 +62,8 @@ ARMS = {
     "ttlstore-sequential": ("ttlstore, downloadThreads = 1", "ttlstore",
                             {"spark.sql.streaming.stateStore.ttlstore.downloadThreads": "1"}),
     "ttlstore": ("ttlstore", "ttlstore", {}),
+    "ttlstore-lazy": ("ttlstore, lazyLoad.enabled (open first, fetch lazily)", "ttlstore",
+                      {"spark.sql.streaming.stateStore.ttlstore.lazyLoad.enabled": "true"}),
 }
 
 
