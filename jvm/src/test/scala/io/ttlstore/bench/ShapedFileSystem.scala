@@ -10,7 +10,7 @@ import org.apache.hadoop.util.Progressable
 
 /**
  * The local disk as an object store serves it, under the scheme `shaped://` (`make bench-recovery`,
- * bench/recovery.py): every request (an open, a listing, a status, a create, a rename, a delete) waits
+ * bench/recovery.py): every request (an open, a positioned read, a listing, a status, a create, a rename, a delete) waits
  * a first-byte latency, and the bytes of each stream flow at most at a stream's bandwidth, all streams of
  * the process together at most at the process's (an executor's network is shared). Multi-GB state does
  * not fit the in-memory S3 server the tests use; this shapes real files instead.
@@ -44,7 +44,7 @@ final class ShapedFileSystem extends RawLocalFileSystem {
     }
 
   override def open(f: Path, bufferSize: Int): FSDataInputStream =
-    request(new FSDataInputStream(new ShapedInput(super.open(f, bufferSize), new Throttle(stream))))
+    request(new FSDataInputStream(new ShapedInput(super.open(f, bufferSize), new Throttle(stream), latencyMs)))
 
   override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
       blockSize: Long, progress: Progressable): FSDataOutputStream = request {
@@ -89,9 +89,17 @@ object ShapedFileSystem {
     }
   }
 
-  private final class ShapedInput(in: FSDataInputStream, own: Throttle) extends FSInputStream {
+  private final class ShapedInput(in: FSDataInputStream, own: Throttle, latencyMs: Long) extends FSInputStream {
     override def read(): Int = { val b = in.read(); if (b >= 0) pass(own, 1); b }
     override def read(buf: Array[Byte], off: Int, len: Int): Int = { val n = in.read(buf, off, len); pass(own, n); n }
+    // A positioned read is a request of its own (a ranged GET, as s3a's random reads are), served beside the
+    // stream's other reads.
+    override def read(position: Long, buf: Array[Byte], off: Int, len: Int): Int = {
+      Thread.sleep(latencyMs)
+      val n = in.read(position, buf, off, len)
+      if (n > 0) pass(own, n)
+      n
+    }
     override def seek(pos: Long): Unit = in.seek(pos)
     override def getPos: Long = in.getPos
     override def seekToNewSource(targetPos: Long): Boolean = false
