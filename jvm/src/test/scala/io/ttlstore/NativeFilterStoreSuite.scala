@@ -131,6 +131,18 @@ class NativeFilterStoreSuite extends AnyFunSuite {
     }
   }
 
+  test("the expired rows a commit leaves stored are reported as of the commit, compacted away before the read or not") {
+    withHarness(ttl(10, filterOn, CompactExpiredShare -> "0.5")) { h =>
+      h.write((0 until 3000).map(i => s"k$i" -> Some(i.toLong)): _*)
+      h.restart()
+      h.clock.set(10)
+      val m = h.commitMetricsAfter(h.current.doMaintenance())()
+      assert(h.storedRows == 0, "maintenance compacted the expired rows away before the metrics were read")
+      assert(m("ttlstoreExpiredRowsStored") == 3000, m)
+      assert(h.commitMetrics()("ttlstoreExpiredRowsStored") == 0, "the next commit finds them gone")
+    }
+  }
+
   test("a reopened store gets a new filter that judges with the new version's time") {
     withHarness(ttl(10, filterOn)) { h =>
       h.write((0 until 100).map(i => s"k$i" -> Some(i.toLong)): _*)

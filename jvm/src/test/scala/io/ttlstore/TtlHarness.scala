@@ -71,10 +71,14 @@ final class TtlHarness(
   }
 
   /** The metrics of a commit that only reads `reads` (none: an empty commit, which also runs the sweep). */
-  def commitMetrics(reads: String*): Map[String, Long] = {
+  def commitMetrics(reads: String*): Map[String, Long] = commitMetricsAfter(())(reads: _*)
+
+  /** [[commitMetrics]], with `between` run after the commit and before the metrics are read (as maintenance may). */
+  def commitMetricsAfter(between: => Unit)(reads: String*): Map[String, Long] = {
     val store = provider.getStore(version)
     reads.foreach(u => store.get(key(u)))
     version = store.commit()
+    between
     val m = store.metrics
     m.customMetrics.map { case (k, v) => k.name -> v } + ("numRowsTotal" -> m.numKeys)
   }

@@ -26,6 +26,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
   private val keyCodec = settings.keyCodec
   private var lifecycle: StoreLifecycle = Updating
   private var committed = CommitFigures.Zero
+  private var expiredStoredAtCommit: Option[Long] = None
 
   // A snapshot at this version's commit flushes the memtables first: what earlier versions wrote
   // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
@@ -91,6 +92,8 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
       val record = rows.prepareCommit()
       local.persistAdoption()
       val bytes = rows.commit(record)
+      // As of the commit: maintenance may compact the expired rows away before Spark reads the metrics.
+      expiredStoredAtCommit = Some(rows.expiredStored)
       lifecycle = Committed
       if (wasUpgrading && rows.legacyRows == 0) {
         logInfo(s"${settings.storeId} left upgrade mode at version $newVersion: every adopted row is upgraded")
@@ -126,7 +129,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     val db = Option(local.db).filterNot(_.isClosed)
     StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L),
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
-        rows.expiredStored, rows.legacyRows, rows.upgrades))
+        expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades))
   }
 
   /**
