@@ -185,7 +185,7 @@ ifeq ($(shell uname -s)-$(NATIVE_PLATFORMS),Linux-all)
 		if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else \
 			echo "make $(or $(MAKECMDGOALS),all) builds the native libraries for linux-$(CROSS_ARCH) too, with Debian's" \
 				"$(CROSS_PACKAGES), which are missing: install them (sudo apt-get install $(CROSS_PACKAGES))" \
-				"and run it again. \`make\` and \`make demo\` build this machine's filter alone and need neither." >&2; \
+				"and run it again. \`make\` and \`make demo\` build this machine's libraries alone and need neither." >&2; \
 			exit 1; \
 		fi; \
 		echo "installing Debian's $(CROSS_PACKAGES)"; \

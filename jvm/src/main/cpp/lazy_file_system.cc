@@ -14,7 +14,7 @@ using IOStatus = LazyFileSystem::IOStatus;
 namespace {
 
 // A file opened while remote: its reads are ranged reads until the file is switched to local, then the local
-// file's, opened by the first read after the switch.
+// file's.
 class RemoteFile : public FSRandomAccessFile {
  public:
   RemoteFile(std::shared_ptr<RemoteEntry> entry, std::shared_ptr<const RangedReads> reads,
@@ -27,33 +27,44 @@ class RemoteFile : public FSRandomAccessFile {
 
   IOStatus Read(uint64_t offset, size_t n, const IOOptions& options, Slice* result, char* scratch,
                 IODebugContext* dbg) const override {
-    if (entry_->local.load()) {
-      IOStatus opened = OpenLocal(dbg);
+    if (entry_->local.load(std::memory_order_acquire)) {
+      FSRandomAccessFile* local = nullptr;
+      IOStatus opened = OpenLocal(dbg, &local);
       if (!opened.ok()) return opened;
-      counts_->switched_reads++;
-      return local_->Read(offset, n, options, result, scratch, dbg);
+      counts_->switched_reads.fetch_add(1, std::memory_order_relaxed);
+      return local->Read(offset, n, options, result, scratch, dbg);
     }
     size_t got = 0;
     if (offset < entry_->size && n > 0) {
       IOStatus read = reads_->Read(entry_->file, entry_->path, offset, n, scratch, &got);
       if (!read.ok()) return read;
-      counts_->ranged_reads++;
-      counts_->ranged_bytes += static_cast<long>(got);
+      counts_->ranged_reads.fetch_add(1, std::memory_order_relaxed);
+      counts_->ranged_bytes.fetch_add(static_cast<long>(got), std::memory_order_relaxed);
     }
     *result = Slice(scratch, got);
     return IOStatus::OK();
   }
 
   IOStatus InvalidateCache(size_t offset, size_t length) override {
-    if (!entry_->local.load() || !OpenLocal(nullptr).ok()) return IOStatus::OK();
-    return local_->InvalidateCache(offset, length);
+    FSRandomAccessFile* local = nullptr;
+    if (!entry_->local.load(std::memory_order_acquire) || !OpenLocal(nullptr, &local).ok()) return IOStatus::OK();
+    return local->InvalidateCache(offset, length);
   }
 
  private:
-  IOStatus OpenLocal(IODebugContext* dbg) const {
+  // The local file, opened by the first read after the switch; every later read finds it without a lock (a table
+  // reader opened remotely reads through this object for the DB's life).
+  IOStatus OpenLocal(IODebugContext* dbg, FSRandomAccessFile** local) const {
+    *local = local_ready_.load(std::memory_order_acquire);
+    if (*local != nullptr) return IOStatus::OK();
     std::lock_guard<std::mutex> lock(open_local_);
-    if (local_ != nullptr) return IOStatus::OK();
-    return local_fs_->NewRandomAccessFile(entry_->path, options_, &local_, dbg);
+    if (local_ == nullptr) {
+      IOStatus opened = local_fs_->NewRandomAccessFile(entry_->path, options_, &local_, dbg);
+      if (!opened.ok()) return opened;
+      local_ready_.store(local_.get(), std::memory_order_release);
+    }
+    *local = local_.get();
+    return IOStatus::OK();
   }
 
   std::shared_ptr<RemoteEntry> entry_;
@@ -63,6 +74,7 @@ class RemoteFile : public FSRandomAccessFile {
   std::shared_ptr<LazyCounts> counts_;
   mutable std::mutex open_local_;
   mutable std::unique_ptr<FSRandomAccessFile> local_;
+  mutable std::atomic<FSRandomAccessFile*> local_ready_{nullptr};
 };
 
 // "a//b/" and "a/b" name the same file.

@@ -77,7 +77,8 @@ class LazyLoadSuite extends AnyFunSuite {
             }
           finally release.countDown()
           val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
-          var version = 5L
+          // At least one commit after the release, however soon the files are all down.
+          var version = commitVersion(p, 5L, ("tick", 0) -> Some(5L))
           while (localSsts(local).size < checkpointSsts(checkpoint).size && System.nanoTime() < deadline) {
             version = commitVersion(p, version, ("tick", 0) -> Some(version))
           }
@@ -130,6 +131,37 @@ class LazyLoadSuite extends AnyFunSuite {
               assert(e.getMessage.contains("no answer from the checkpoint's file system within 2000 ms"), e.getMessage)
             }
           finally release.countDown()
+        }
+      }
+    }
+  }
+
+  test("a download that finds the local disk full fails the store as LOCAL_DISK_FULL, as a load that fetches first") {
+    val full = new File("/dev/full")
+    assume(full.exists, "this system has no /dev/full")
+    withTempDir { checkpoint =>
+      written(checkpoint)
+      withTempDir { local =>
+        withProvider(provider(checkpoint, local, TtlStoreConfig.LazyLoadEnabled.key -> "true")) { p =>
+          // Each download fails as a write the operating system refuses for want of space.
+          val noSpace = (f: Path) =>
+            if (f.getName.endsWith(".sst") && Thread.currentThread().getName.startsWith("ttlstore-download")) {
+              val out = new java.io.FileOutputStream(full)
+              try { out.write(new Array[Byte](4096)); out.flush() }
+              finally out.close()
+            }
+          val e = HookedFileSystem.whileOpening(noSpace) {
+            within("a load whose downloads find the disk full") {
+              intercept[TtlStoreException] {
+                val store = p.getStore(4)
+                contents(store)
+                store.commit()
+                (5 to 200).foreach(v => commitVersion(p, v - 1L, ("tick", 0) -> Some(v.toLong)))
+              }
+            }
+          }
+          assert(e.errorName == "LOCAL_DISK_FULL", e.getMessage)
+          assert(e.getMessage.contains("download the snapshot of version 3"), e.getMessage)
         }
       }
     }

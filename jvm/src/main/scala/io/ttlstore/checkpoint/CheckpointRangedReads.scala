@@ -79,7 +79,7 @@ object CheckpointRangedReads {
   val NoAnswer = "no answer from the checkpoint's file system"
 
   /** The threads bounded reads run in (daemons, as many as reads wait at once; idle ones end after a minute). */
-  private val readers = {
+  private lazy val readers = {
     val count = new AtomicInteger()
     val threads: ThreadFactory = r => {
       val t = new Thread(r, s"ttlstore-ranged-read-${count.incrementAndGet()}")

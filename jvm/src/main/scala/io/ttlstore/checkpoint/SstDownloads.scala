@@ -34,6 +34,10 @@ object SstDownloads {
 
   object Fetched {
     val Zero: Fetched = Fetched(0, 0L, 0)
+
+    /** A snapshot of `ssts` of which `fetch` are fetched and the others were reused. */
+    def of(ssts: Seq[SstFile], fetch: Seq[SstFile]): Fetched =
+      Fetched(fetch.size, fetch.map(_.sizeBytes).sum, ssts.size - fetch.size)
   }
 
   private val pool: ThreadPoolExecutor = {
@@ -94,9 +98,20 @@ object SstDownloads {
   def fill(targetDir: File, ssts: Seq[SstFile], threads: Int, reusable: Map[String, File])(
       open: SstFile => (InputStream, String => Exception)): Fetched = {
     val fetch = reuse(targetDir, ssts, reusable)
-    run(fetch.map(sst => Download(new File(targetDir, sst.localName), out => copy(sst, out, open))), threads)
-    Fetched(fetch.size, fetch.map(_.sizeBytes).sum, ssts.size - fetch.size)
+    run(downloads(targetDir, fetch)(open), threads)
+    Fetched.of(ssts, fetch)
   }
+
+  /**
+   * A download of each of `ssts` into `targetDir` under its local name, checked against the size and CRC32C the
+   * snapshot recorded; `placed` runs with each file once it has its name.
+   */
+  def downloads(targetDir: File, ssts: Seq[SstFile], placed: File => Unit = _ => ())(
+      open: SstFile => (InputStream, String => Exception)): Seq[Download] =
+    ssts.map { sst =>
+      val target = new File(targetDir, sst.localName)
+      Download(target, out => copy(sst, out, open), () => placed(target))
+    }
 
   /**
    * Moves the SST files of `ssts` that `reusable` holds (by local name, with the size and CRC32C the snapshot
@@ -114,7 +129,7 @@ object SstDownloads {
       ._2 == sst.crc32c
 
   /** Copies `sst` to `out`, checking its size and CRC32C against what the snapshot recorded. */
-  def copy(sst: SstFile, out: OutputStream, open: SstFile => (InputStream, String => Exception)): Unit = {
+  private def copy(sst: SstFile, out: OutputStream, open: SstFile => (InputStream, String => Exception)): Unit = {
     val (in, damaged) = open(sst)
     val (size, crc) = Streams.copyWithCrc(in, out)
     if (size != sst.sizeBytes) throw damaged(s"$size bytes where the snapshot recorded ${sst.sizeBytes}")
@@ -154,8 +169,14 @@ object SstDownloads {
     def failure: Option[Throwable] = Option(first.get)
 
     /** Skips the downloads not yet started, and waits for those under way (a store closing its DB). */
-    def cancel(): Unit = {
-      first.compareAndSet(null, new java.util.concurrent.CancellationException("the store closed"))
+    def cancel(): Unit = stop(new java.util.concurrent.CancellationException("the store closed"))
+
+    /**
+     * Skips the downloads not yet started (`why` is their failure, unless one failed before) and returns once those
+     * under way have stopped, an interrupt meanwhile kept for the caller.
+     */
+    private def stop(why: Throwable): Unit = {
+      first.compareAndSet(null, why)
       var interrupted = false
       while (done.getCount > 0)
         try done.await()
@@ -169,10 +190,7 @@ object SstDownloads {
       catch {
         case e: InterruptedException =>
           // The task was killed: what has not started is skipped, and the caller's cleanup sees no writer.
-          first.compareAndSet(null, e)
-          while (done.getCount > 0)
-            try done.await()
-            catch { case _: InterruptedException => () }
+          stop(e)
           Thread.currentThread().interrupt()
           throw e
       }

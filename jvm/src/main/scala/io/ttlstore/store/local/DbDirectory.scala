@@ -39,11 +39,10 @@ private[local] final class DbDirectory(workDir: File, storeName: String, files: 
           if (LazyFileSystemLoader.wanted(settings, storeName)) {
             val manifest = files.restoreSmallFiles(f, dir)
             val remote = SstDownloads.reuse(dir, manifest.sstFiles, reusable)
-            fetched += SstDownloads.Fetched(remote.size, remote.map(_.sizeBytes).sum,
-              manifest.sstFiles.size - remote.size)
+            fetched += SstDownloads.Fetched.of(manifest.sstFiles, remote)
             (Some(manifest),
               Some(remote).filter(_.nonEmpty)
-                .map(Hydration.start(dir, _, files, f.version, threads, settings.lazyReadTimeoutMs)))
+                .map(Hydration.start(storeName, dir, _, files, f.version, threads, settings.lazyReadTimeoutMs)))
           } else {
             val (manifest, got) = files.downloadSnapshot(f, dir, threads, reusable)
             fetched += got

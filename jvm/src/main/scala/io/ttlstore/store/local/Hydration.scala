@@ -7,7 +7,7 @@ import org.rocksdb.{Env, RocksDBException, Status}
 import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstDownloads, SstFile}
 import io.ttlstore.errors.{StorageErrors, TtlStoreErrors, TtlStoreException}
 import io.ttlstore.store.lazyfs.LazyFileSystem
-import io.ttlstore.store.rocksdb.LazyFiles
+import io.ttlstore.store.rocksdb.{LazyFiles, LocalDiskFull}
 
 /**
  * A snapshot's SST files read from the checkpoint while they come down (issue 51: open first, fetch lazily). Each
@@ -22,16 +22,20 @@ private[local] final class Hydration private (
     pending: SstDownloads.Pending,
     /** Each file's local path and its path in the checkpoint. */
     served: Seq[(String, String)],
-    version: Long) extends LazyFiles {
+    version: Long,
+    /** Rethrows a download's failure, a full local disk named as one. */
+    failed: Throwable => Nothing) extends LazyFiles {
 
   override def env: Env = fs.rocksEnv()
 
   override def allLocal(): Boolean = {
-    pending.failure.foreach(throw _)
+    pending.failure.foreach(failed)
     pending.isDone
   }
 
-  override def awaitLocal(): Unit = pending.await()
+  override def awaitLocal(): Unit =
+    try pending.await()
+    catch { case e: Exception => failed(e) }
 
   override def named(e: RocksDBException): Option[TtlStoreException] = {
     val message = Option(e.getMessage).getOrElse("")
@@ -55,9 +59,9 @@ private[local] object Hydration {
 
   /**
    * Starts serving `ssts` of the snapshot of `version` in `dir` from `files` (each read bounded by `readTimeoutMs`),
-   * and bringing them down.
+   * and bringing them down; a download that fails for want of local space is `store`'s `LOCAL_DISK_FULL`.
    */
-  def start(dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, threads: Int,
+  def start(store: String, dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, threads: Int,
       readTimeoutMs: Long): Hydration = {
     val reads = files.rangedReads(ssts, readTimeoutMs)
     val fs = new LazyFileSystem(reads)
@@ -65,11 +69,9 @@ private[local] object Hydration {
     targets.zip(ssts).zipWithIndex.foreach { case ((target, sst), i) =>
       fs.serveRemotely(target.getPath, sst.sizeBytes, i.toLong)
     }
-    val pending = SstDownloads.start(targets.zip(ssts).map { case (target, sst) =>
-        SstDownloads.Download(target, out => SstDownloads.copy(sst, out, files.openSst(_, version)),
-          placed = () => if (!fs.markLocal(target.getPath)) target.delete())
-      }, threads)
+    val placed = (target: File) => if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () }
+    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads)
     new Hydration(fs, reads, pending, targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
-      version)
+      version, (e: Throwable) => LocalDiskFull.named(store, dir, s"download the snapshot of version $version")(throw e))
   }
 }
