@@ -17,6 +17,8 @@ import pytest
 from pyspark.sql import SparkSession
 from ttl_rounds import EVENTS, rows
 
+import ttlstore
+
 from conftest import TTL_PROVIDER, run_rounds, unload_state_stores
 
 pytestmark = pytest.mark.every_line
@@ -44,17 +46,21 @@ def running_counts(rounds: list[list[dict]]) -> list[list[tuple]]:
     return emitted
 
 
+@pytest.mark.parametrize("lazy_load", ["false", "true"], ids=["fetch first", "open first"])
 def test_stores_loaded_where_they_have_no_local_copy_fetch_their_snapshot_and_count_on_as_if_never_lost(
-    spark: SparkSession, tmp_path: Path
+    spark: SparkSession, tmp_path: Path, lazy_load: str
 ):
-    ours = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, ROUNDS, "update", extra_conf=CONF)
+    """With ``lazyLoad.enabled=true`` the stores open before the files are local, reading them from the checkpoint
+    through the lazy file system while the same downloads bring them down (docs/lazy-load.md)."""
+    conf = {**CONF, ttlstore.settings.PREFIX + "lazyLoad.enabled": lazy_load}
+    ours = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, ROUNDS, "update", extra_conf=conf)
     assert ours.checkpoint is not None
     deadline = time.monotonic() + 60  # maintenance (every second here) uploads the snapshots
     while len(list((ours.checkpoint / "state").rglob("ttlstore/*.snapshot"))) < 2:
         assert time.monotonic() < deadline, "no snapshot uploaded for both stores"
         time.sleep(0.5)
     unload_state_stores(spark)
-    after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, AFTER, "update", extra_conf=CONF,
+    after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, AFTER, "update", extra_conf=conf,
                        first_round=len(ROUNDS))
 
     assert after.last_progress is not None

@@ -2,6 +2,7 @@ package io.ttlstore.store.local
 
 import java.io.File
 
+import org.apache.spark.internal.Logging
 import org.rocksdb.{Env, RocksDBException, Status}
 
 import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstDownloads, SstFile}
@@ -24,7 +25,7 @@ private[local] final class Hydration private (
     served: Seq[(String, String)],
     version: Long,
     /** Rethrows a download's failure, a full local disk named as one. */
-    failed: Throwable => Nothing) extends LazyFiles {
+    failed: Throwable => Nothing) extends LazyFiles with Logging {
 
   override def env: Env = fs.rocksEnv()
 
@@ -47,8 +48,13 @@ private[local] final class Hydration private (
     }
   }
 
-  /** After the DB closed: skips the downloads not started, waits for those under way, frees the file system. */
+  /**
+   * After the DB closed: skips the downloads not started, waits for those under way, frees the file system. A
+   * download that had failed is logged: a store closed before its next version would otherwise never say so (its
+   * reads were checked block by block; the damaged or missing file is the checkpoint's).
+   */
   override def close(): Unit = {
+    pending.failure.foreach(e => logWarning(s"A download of the snapshot of version $version failed", e))
     pending.cancel()
     fs.close()
     reads.close()
