@@ -30,7 +30,7 @@ REPORT = ladder.ROOT / "docs" / "recovery.md"
 RUNGS_GB = (0.7, 3.0, 8.0)
 HDFS_RUNGS_GB = (0.7,)
 BASE = "rocksdb-changelog"
-BYTES_PER_ROW = 585  # measured: a row's share of a ttlstore snapshot (its SST bytes over its rows)
+BYTES_PER_ROW = recovery.BYTES_PER_ROW
 
 
 def rows_for(gb: float) -> int:
@@ -265,7 +265,24 @@ def goals(rungs: list[dict], arms: list[str]) -> list[str]:
         lines.append(f"| what the state adds to a restart ({state_gb(large):.2f} GB minus {state_gb(small):.2f} GB), "
                      f"ttlstore over Spark's RocksDB provider (at most 1/3) | {added['ttlstore']:.1f} s / "
                      f"{added[BASE]:.1f} s = {added['ttlstore'] / added[BASE]:.2f} |")
-    return lines + lazy_goals(small, large, added, med) + [""]
+    return lines + lazy_goals(small, large, added, med) + remote_goals(large) + [""]
+
+
+def remote_goals(rung: dict) -> list[str]:
+    """Issue 51's remote mode: the batches after a restart, each cache size against fully local, at `rung`."""
+    def after(arm: str) -> list[float]:
+        return [ms for r in ok(rung) if r["arm"] == arm for ms in r["restart_batches_ms"][1:]]
+
+    local = after("ttlstore")
+    lines = []
+    for arm, share in recovery.REMOTE_SHARES.items():
+        remote = after(arm)
+        if local and remote:
+            lines.append(f"| remote mode, local caches of {share:g} of the state at {state_gb(rung):.2f} GB: the "
+                         f"batches after the restart, median, over fully local (stated) | "
+                         f"{statistics.median(remote) / 1000:.2f} s / {statistics.median(local) / 1000:.2f} s = "
+                         f"{statistics.median(remote) / statistics.median(local):.2f}x |")
+    return lines
 
 
 def lazy_goals(small: dict, large: dict, added: dict[str, float], med) -> list[str]:  # type: ignore[no-untyped-def]

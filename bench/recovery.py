@@ -64,7 +64,22 @@ ARMS = {
     "ttlstore": ("ttlstore", "ttlstore", {}),
     "ttlstore-lazy": ("ttlstore, lazyLoad.enabled (open first, fetch lazily)", "ttlstore",
                       {"spark.sql.streaming.stateStore.ttlstore.lazyLoad.enabled": "true"}),
+    "ttlstore-remote-quarter": ("ttlstore, remote mode, local caches of a quarter of the state", "ttlstore", {}),
+    "ttlstore-remote-half": ("ttlstore, remote mode, local caches of half the state", "ttlstore", {}),
 }
+# Remote mode's arms: the share of the state the executors' local caches hold together (remote.localCacheMB is
+# per executor), from the rows the state holds.
+REMOTE_SHARES = {"ttlstore-remote-quarter": 0.25, "ttlstore-remote-half": 0.5}
+EXECUTORS = 2
+BYTES_PER_ROW = 585  # measured: a row's share of a ttlstore snapshot (its SST bytes over its rows)
+
+
+def remote_cache(arm: str, stored: int) -> dict[str, str]:
+    """The setting of remote mode's arm `arm` for a state of `stored` rows; none for the other arms."""
+    if arm not in REMOTE_SHARES:
+        return {}
+    mb = max(1, int(stored * BYTES_PER_ROW * REMOTE_SHARES[arm] / EXECUTORS / 2**20))
+    return {"spark.sql.streaming.stateStore.ttlstore.remote.localCacheMB": str(mb)}
 
 
 def events(spark, rows_per_batch: int, stored: int, building: bool):  # type: ignore[no-untyped-def]
@@ -159,7 +174,8 @@ def restart(args: argparse.Namespace) -> dict:
     provider_class, settings = STATES[state]
     work = Path(tempfile.mkdtemp(prefix=f"restart-{args.arm}-", dir=args.work))
     os.environ["SPARK_HOME"] = str(spark_home(work))
-    spark = session("local-cluster[2,1,3072]", provider_class, {**settings, **extra}, work / "local",
+    spark = session(f"local-cluster[{EXECUTORS},1,3072]", provider_class,
+                    {**settings, **extra, **remote_cache(args.arm, args.stored)}, work / "local",
                     args.before_jar if args.arm == "ttlstore-before" else None)
     status = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
     while status.getExecutorMemoryStatus().size() < 3:  # the driver and both executors

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from counted_rounds import COUNT, counts, running_counts
 from pyspark.sql import SparkSession
 from ttl_rounds import EVENTS, rows
 
@@ -23,27 +24,10 @@ from conftest import TTL_PROVIDER, run_rounds, unload_state_stores
 
 pytestmark = pytest.mark.every_line
 
-COUNT = lambda s: s.groupBy("key").count()  # noqa: E731
 ROUNDS = [rows(*(f"k{i % 50}" for i in range(r * 40, r * 40 + 120))) for r in range(4)]
 AFTER = [rows("k1", "k2", "new")]
 # A snapshot every two versions, so that three rounds leave one to fetch.
 CONF = {"spark.sql.streaming.stateStore.minDeltasForSnapshot": "2"}
-
-
-def counts(outputs: list) -> list[list[tuple]]:
-    return [sorted((r["key"], r["count"]) for r in batch) for batch in outputs]
-
-
-def running_counts(rounds: list[list[dict]]) -> list[list[tuple]]:
-    """What a count per key emits in update mode, batch by batch: each key of the batch with its total so far
-    (the same as Spark's HDFS provider emits: tests/test_operators_differential.py holds ttlstore to it)."""
-    totals: dict[str, int] = {}
-    emitted = []
-    for batch in rounds:
-        for row in batch:
-            totals[row["key"]] = totals.get(row["key"], 0) + 1
-        emitted.append(sorted((k, totals[k]) for k in {row["key"] for row in batch}))
-    return emitted
 
 
 @pytest.mark.parametrize("lazy_load", ["false", "true"], ids=["fetch first", "open first"])

@@ -9,6 +9,12 @@
 // verifies each block's checksum on every read, remote or local. A remote file RocksDB deletes (a compaction's
 // input) only leaves the registry: the checkpoint's copy is not RocksDB's to delete.
 //
+// In remote mode (state larger than the local disk) every SST file RocksDB opens is tracked, local or remote, and a
+// local file whose copy is in the checkpoint can be switched back to remote (Demote): every reader then reads it by
+// ranged reads from its next read, the readers share one local handle that the demotion drops (a read under way
+// keeps it until it returns), and Java deletes the local file. A checkpoint RocksDB takes links a remote file as a
+// marker file (kRemoteMarker), which the snapshot's upload knows as a file the checkpoint has.
+//
 // Built as jvm/src/test/cpp/prove_file_system.py builds it: against the headers jvm/spark/rocksdb-headers.tsv names
 // for a line's rocksdbjni, on the old C++ ABI and without RTTI, its RocksDB symbols bound to the librocksdbjni already
 // in the JVM. Nothing here reads the fields of IOOptions or FileOptions, whose layouts differ between versions.
@@ -28,12 +34,20 @@
 
 namespace ttlstore {
 
-// A file registered as remote; shared by the registry and every reader opened on it.
+// What a local checkpoint holds in place of a file that is remote (LinkFile).
+constexpr const char* kRemoteMarker = "ttlstore: this SST file is in the checkpoint, not on local disk\n";
+
+// A file registered as remote (or, in remote mode, any SST file RocksDB opened); shared by the registry and every
+// reader opened on it.
 struct RemoteEntry {
   std::string path;
-  uint64_t size = 0;
-  jlong file = 0;  // Java's identifier for the remote copy
+  std::atomic<uint64_t> size{0};
+  std::atomic<jlong> file{0};  // Java's identifier for the remote copy
   std::atomic<bool> local{false};
+  // Remote mode: the tick of the last read (least recently read files are demoted first), and the local file every
+  // reader shares (std::atomic_load/store; null until a read opens it, and again once demoted).
+  std::atomic<long> last_read{0};
+  std::shared_ptr<ROCKSDB_NAMESPACE::FSRandomAccessFile> shared_local;
 };
 
 struct LazyCounts {
@@ -48,8 +62,8 @@ class LazyFileSystem : public ROCKSDB_NAMESPACE::FileSystemWrapper {
   using IOStatus = ROCKSDB_NAMESPACE::IOStatus;
 
   LazyFileSystem(const std::shared_ptr<ROCKSDB_NAMESPACE::FileSystem>& target,
-                 std::shared_ptr<const RangedReads> reads)
-      : FileSystemWrapper(target), reads_(std::move(reads)) {}
+                 std::shared_ptr<const RangedReads> reads, bool remote_mode = false)
+      : FileSystemWrapper(target), reads_(std::move(reads)), remote_mode_(remote_mode) {}
 
   const char* Name() const override { return "TtlstoreLazyFileSystem"; }
 
@@ -57,6 +71,11 @@ class LazyFileSystem : public ROCKSDB_NAMESPACE::FileSystemWrapper {
   void ServeRemotely(const std::string& path, uint64_t size, jlong file);
   // The file at `path` is local now; false when RocksDB deleted it meanwhile (the local copy is then an orphan).
   bool MarkLocal(const std::string& path);
+  // Remote mode: the local file at `path`, whose copy Java's `file` of `size` bytes is in the checkpoint, is read
+  // remotely from now on; false when RocksDB has no such file open (deleted meanwhile). Java then deletes it.
+  bool Demote(const std::string& path, uint64_t size, jlong file);
+  // Remote mode: the tick of the last read of the local file at `path`; -1 when it is not a tracked local file.
+  long LastRead(const std::string& path);
   long RemoteFiles();
   const LazyCounts& counts() const { return *counts_; }
 
@@ -69,11 +88,15 @@ class LazyFileSystem : public ROCKSDB_NAMESPACE::FileSystemWrapper {
   IOStatus GetChildren(const std::string& dir, const IOOptions& options, std::vector<std::string>* result,
                        IODebugContext* dbg) override;
   IOStatus DeleteFile(const std::string& name, const IOOptions& options, IODebugContext* dbg) override;
+  IOStatus LinkFile(const std::string& src, const std::string& target, const IOOptions& options,
+                    IODebugContext* dbg) override;
 
  private:
+  // The registered entry of `name` if it is remote now, else null.
   std::shared_ptr<RemoteEntry> Remote(const std::string& name);
 
   std::shared_ptr<const RangedReads> reads_;
+  const bool remote_mode_;
   std::shared_ptr<LazyCounts> counts_ = std::make_shared<LazyCounts>();
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<RemoteEntry>> remote_;

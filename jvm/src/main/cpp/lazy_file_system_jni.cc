@@ -34,11 +34,11 @@ extern "C" {
 #define LAZY(name) Java_io_ttlstore_store_lazyfs_LazyFileSystem_##name
 
 // A handle, or 0 with a Java exception pending.
-JNIEXPORT jlong JNICALL LAZY(create)(JNIEnv* env, jclass, jobject reads) {
+JNIEXPORT jlong JNICALL LAZY(create)(JNIEnv* env, jclass, jobject reads, jboolean remote_mode) {
   std::shared_ptr<const ttlstore::RangedReads> ranged = ttlstore::RangedReads::Of(env, reads);
   if (ranged == nullptr) return 0;
   auto* h = new Handle();
-  h->fs = std::make_shared<LazyFileSystem>(ROCKSDB_NAMESPACE::FileSystem::Default(), ranged);
+  h->fs = std::make_shared<LazyFileSystem>(ROCKSDB_NAMESPACE::FileSystem::Default(), ranged, remote_mode == JNI_TRUE);
   h->env = ROCKSDB_NAMESPACE::NewCompositeEnv(h->fs);
   return reinterpret_cast<jlong>(h);
 }
@@ -51,6 +51,14 @@ JNIEXPORT void JNICALL LAZY(serveRemotely)(JNIEnv* env, jclass, jlong h, jstring
 
 JNIEXPORT jboolean JNICALL LAZY(markLocal)(JNIEnv* env, jclass, jlong h, jstring path) {
   return handle(h)->fs->MarkLocal(text(env, path)) ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jboolean JNICALL LAZY(demote)(JNIEnv* env, jclass, jlong h, jstring path, jlong size, jlong file) {
+  return handle(h)->fs->Demote(text(env, path), static_cast<uint64_t>(size), file) ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jlong JNICALL LAZY(lastRead)(JNIEnv* env, jclass, jlong h, jstring path) {
+  return handle(h)->fs->LastRead(text(env, path));
 }
 
 // Remote files still registered, remote files opened, ranged reads, the bytes they read, reads switched to local.

@@ -1,6 +1,12 @@
 // Ranged reads of remote files through Java: see ranged_reads.h.
 #include "ranged_reads.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include <rocksdb/env.h>
+
 namespace ttlstore {
 
 using ROCKSDB_NAMESPACE::IOStatus;
@@ -9,11 +15,16 @@ namespace {
 
 JavaVM* java_vm = nullptr;
 
-// The calling thread's JNIEnv; a thread this attached is detached when it ends.
+// Set by exit() (std::atexit), before RocksDB's default Env joins its threads.
+std::atomic<bool> process_exiting{false};
+
+void mark_process_exiting() { process_exiting = true; }
+
+// The calling thread's JNIEnv; a thread this attached is detached when it ends, unless the process is exiting.
 class AttachedThread {
  public:
   ~AttachedThread() {
-    if (attached_) java_vm->DetachCurrentThread();
+    if (attached_ && !process_exiting.load()) java_vm->DetachCurrentThread();
   }
 
   JNIEnv* env() {
@@ -54,6 +65,11 @@ std::string pending_exception(JNIEnv* env, const std::string& path) {
 
 std::shared_ptr<const RangedReads> RangedReads::Of(JNIEnv* env, jobject reads) {
   if (java_vm == nullptr && env->GetJavaVM(&java_vm) != JNI_OK) return nullptr;
+  static std::once_flag exit_watched;
+  std::call_once(exit_watched, [] {
+    ROCKSDB_NAMESPACE::Env::Default();
+    std::atexit(mark_process_exiting);
+  });
   jclass type = env->GetObjectClass(reads);
   jmethodID read = env->GetMethodID(type, "read", "(JJLjava/nio/ByteBuffer;)I");
   if (read == nullptr) return nullptr;  // NoSuchMethodError pending

@@ -12,7 +12,10 @@
 namespace ttlstore {
 
 // A Java RangedReads, called from any thread: RocksDB's own threads are attached to the JVM as daemons on their
-// first read and detached when they end.
+// first read and detached when they end, unless the process is exiting: the JVM's exit runs RocksDB's static
+// destructors, which join its background threads, and a thread that detaches then waits for the JVM forever.
+// The first reader registers the exit mark after RocksDB's default Env exists, so that it runs before that Env's
+// destructor.
 class RangedReads {
  public:
   // The reader for `reads` (a Java RangedReads), or null with a Java exception pending.

@@ -44,7 +44,7 @@ public class LazyFileSystemProbe {
 
   /** Reads the remote copies (a directory here) by file number; `failing` names a file whose reads throw. */
   static final class DirectoryReads implements RangedReads {
-    final List<Path> files;
+    final List<Path> files; // grows in remote mode: a CopyOnWriteArrayList
     volatile Path failing;
 
     DirectoryReads(List<Path> files) {
@@ -135,6 +135,7 @@ public class LazyFileSystemProbe {
     compactWithoutHydrating(remote, work.resolve("compacted"), ssts);
     damaged(remote, work.resolve("damaged"), ssts);
     failingReads(remote, work.resolve("failing"), ssts);
+    remoteMode(work.resolve("remote-mode"), work.resolve("remote-mode-checkpoint"));
     result.put("rocksdbMapped", mapped("librocksdb"));
     result.put("sanitizers", mapped("libasan") + mapped("libubsan"));
     try (Stream<Path> files = Files.walk(work)) {
@@ -224,6 +225,66 @@ public class LazyFileSystemProbe {
       result.put("failingFile", ssts.get(ssts.size() - 1).getFileName().toString());
       result.put("failingRead", failure(db));
     }
+  }
+
+  /**
+   * Remote mode: a DB writes its files locally; each is copied to the checkpoint and demoted while another thread
+   * reads, then deleted; the DB reads them remotely, a checkpoint of it holds markers for them, and it compacts its
+   * remote files into local ones.
+   */
+  static void remoteMode(Path local, Path checkpoint) throws Exception {
+    Files.createDirectories(checkpoint);
+    DirectoryReads reads = new DirectoryReads(new java.util.concurrent.CopyOnWriteArrayList<>());
+    try (LazyFileSystem fs = new LazyFileSystem(reads, true);
+        Options options = options().setEnv(fs.rocksEnv());
+        FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+        RocksDB db = RocksDB.open(options, local.toString())) {
+      for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < keys; i++) db.put(bytes("k" + (i * 7919L % keys)), bytes("v" + round));
+        db.flush(flush);
+      }
+      AtomicReference<Exception> readerFailed = new AtomicReference<>();
+      int[] during = {0};
+      Thread reader = new Thread(() -> {
+        try {
+          for (int pass = 0; pass < 3; pass++) during[0] += matching(db, "v3");
+        } catch (Exception e) {
+          readerFailed.set(e);
+        }
+      });
+      reader.start();
+      int demoted = 0;
+      for (Path f : sstFiles(local)) {
+        Path copy = Files.copy(f, checkpoint.resolve(f.getFileName()));
+        reads.files.add(copy);
+        if (fs.demote(f.toString(), Files.size(copy), reads.files.size() - 1)) {
+          Files.delete(f);
+          demoted++;
+        }
+      }
+      reader.join();
+      if (readerFailed.get() != null) throw readerFailed.get();
+      result.put("remoteModeDemoted", demoted);
+      result.put("remoteModeLatestDuringDemotion", during[0]);
+      result.put("remoteModeLocalSstAfterDemotion", sstFiles(local).size());
+      List<Long> before = counts(fs);
+      result.put("remoteModeLatestRemotely", matching(db, "v3"));
+      result.put("remoteModeRangedReads", counts(fs).get(2) - before.get(2));
+      result.put("remoteModeDemoteMissing", fs.demote(local.resolve("999999.sst").toString(), 1, 0));
+      Path snapshot = local.resolveSibling("remote-mode-snapshot");
+      try (org.rocksdb.Checkpoint c = org.rocksdb.Checkpoint.create(db)) {
+        c.createCheckpoint(snapshot.toString());
+      }
+      int markers = 0;
+      for (Path f : sstFiles(snapshot)) {
+        markers += new String(Files.readAllBytes(f), StandardCharsets.UTF_8).equals(LazyFileSystem.REMOTE_MARKER) ? 1 : 0;
+      }
+      result.put("remoteModeMarkers", markers);
+      db.compactRange();
+      result.put("remoteModeLocalSstAfterCompaction", sstFiles(local).size());
+      result.put("remoteModeLatestAfterCompaction", matching(db, "v3"));
+    }
+    result.put("remoteModeCheckpointIntact", sstFiles(checkpoint).size());
   }
 
   static int mapped(String part) throws IOException {

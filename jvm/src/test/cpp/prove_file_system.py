@@ -220,6 +220,16 @@ def lazy_failures(r: dict) -> list[str]:
         and "checksum" in r["damagedRead"],
         "a failing ranged read failed with its error, naming the file": r["failingFile"] in r["failingRead"]
         and "reset the connection" in r["failingRead"],
+        "remote mode: every file RocksDB wrote demoted while another thread read, every read right": r[
+            "remoteModeDemoted"] == 4 and r["remoteModeLatestDuringDemotion"] == 3 * keys
+        and r["remoteModeLocalSstAfterDemotion"] == 0,
+        "remote mode: the demoted files read remotely": r["remoteModeLatestRemotely"] == keys
+        and r["remoteModeRangedReads"] > 0,
+        "remote mode: a file RocksDB does not have is not demoted": r["remoteModeDemoteMissing"] is False,
+        "remote mode: a checkpoint of the DB holds a marker for each remote file": r["remoteModeMarkers"] == 4,
+        "remote mode: a compaction of remote files wrote one local file, values kept": r[
+            "remoteModeLocalSstAfterCompaction"] == 1 and r["remoteModeLatestAfterCompaction"] == keys
+        and r["remoteModeCheckpointIntact"] == 4,
     }
     return [name for name, ok in checks.items() if not ok]
 
@@ -249,7 +259,9 @@ def main() -> None:
               + ("; ".join(lazy_problems) if lazy_problems else
                  f"vtables match slot by slot; {lazy['sstFiles']} SST files served remotely at open "
                  f"({lazy['afterRemoteReads'][2]:,} ranged reads for {KEYS:,} keys), switched to local while read, "
-                 f"compacted; a damaged block and a failing read named the file; one RocksDB mapped; "
+                 f"compacted; a damaged block and a failing read named the file; remote mode: "
+                 f"{lazy['remoteModeDemoted']} written files demoted while read, read remotely, "
+                 f"{lazy['remoteModeMarkers']} markers in a checkpoint, compacted; one RocksDB mapped; "
                  f"no sanitizer report"), flush=True)
         failed += [f"rocksdbjni {version}: {p}" for p in problems + lazy_problems]
     version, crate, crate_version = WRONG_HEADERS

@@ -131,7 +131,8 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
    * Cleanup may delete a reused SST meanwhile: an upload can run long after its commit, when a newer
    * query run's instance of the store (in another JVM, beyond [[StoreLock]]) has retired the older
    * snapshots that referenced it. So once the manifest is visible (from then on cleanup keeps its
-   * SSTs), the reused SSTs that are gone are copied again under the same names.
+   * SSTs), the reused SSTs that are gone are copied again under the same names. A remote file's marker
+   * ([[RemoteMarker]], remote mode) is always the checkpoint's file: one the checkpoint lacks fails the upload.
    */
   def writeSnapshot(file: VersionFile, numRows: Long, ttl: Option[TtlRecord], localDir: File,
       uploaded: Map[String, SstFile]): (SnapshotManifest, Long) = {
@@ -140,9 +141,14 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     val (ssts, others) = files.partition(_.getName.endsWith(".sst"))
     val present = if (uploaded.isEmpty) Set.empty[String] else sstNames()
     var bytes = 0L
+    val remote = ssts.filter(RemoteMarker.marks).map(_.getName).toSet
     val reused = ssts.flatMap { f =>
-      uploaded.get(f.getName).filter(s => s.sizeBytes == f.length() && present(s.dfsName)).map(f.getName -> _)
+      uploaded.get(f.getName).filter(s => (remote(f.getName) || s.sizeBytes == f.length()) && present(s.dfsName))
+        .map(f.getName -> _)
     }.toMap
+    remote.filterNot(reused.contains).foreach { name =>
+      throw RemoteMarker.notInCheckpoint(name, uploaded.get(name).map(s => sstPath(s.dfsName).toString))
+    }
     val sstFiles = ssts.map { f =>
       reused.getOrElse(f.getName, {
           val dfsName = s"${f.getName.stripSuffix(".sst")}-${UUID.randomUUID()}.sst"
@@ -161,6 +167,9 @@ final class CheckpointFiles(val storeDir: Path, val hadoopConf: Configuration) {
     if (reused.nonEmpty) {
       val now = sstNames()
       ssts.filter(f => reused.get(f.getName).exists(s => !now(s.dfsName))).foreach { f =>
+        if (remote(f.getName)) {
+          throw RemoteMarker.notInCheckpoint(f.getName, Some(sstPath(reused(f.getName).dfsName).toString))
+        }
         copyToCheckpoint(f, sstPath(reused(f.getName).dfsName))
         bytes += f.length()
       }

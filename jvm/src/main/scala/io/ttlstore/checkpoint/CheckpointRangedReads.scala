@@ -13,19 +13,29 @@ import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 import io.ttlstore.store.lazyfs.RangedReads
 
 /**
- * Ranged reads of SST files in the checkpoint, for the lazy file system: file `i` is `files(i)` (its path and the
- * size its snapshot recorded). Each file is opened once, at its first read, and read by positioned reads, which
+ * Ranged reads of SST files in the checkpoint, for the lazy file system: file `i` is `initial(i)` (its path and the
+ * size its snapshot recorded), or one [[add]] numbered later. Each file is opened once, at its first read, and read by positioned reads, which
  * Hadoop's file systems serve concurrently on one stream (HDFS by a block read, s3a by a ranged GET). A read that
  * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error;
  * so does one the file system has not answered within `timeoutMs` (0: no bound), whose stream is then dropped.
  */
-final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(Path, Long)], timeoutMs: Long = 0L)
+final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq[(Path, Long)], timeoutMs: Long = 0L)
   extends RangedReads
   with Closeable {
   private val streams = new ConcurrentHashMap[Integer, FSDataInputStream]()
+  private val files = new ConcurrentHashMap[Integer, (Path, Long)]()
+  private val numbered = new AtomicInteger()
+  initial.foreach(add)
+
+  /** Numbers the checkpoint file `file` (its path and size) for reads. */
+  def add(file: (Path, Long)): Long = {
+    val i = numbered.getAndIncrement()
+    files.put(i, file)
+    i.toLong
+  }
 
   override def read(file: Long, position: Long, into: ByteBuffer): Int = {
-    val (path, size) = files(file.toInt)
+    val (path, size) = files.get(file.toInt)
     val n = math.max(0L, math.min(into.remaining().toLong, size - position)).toInt
     if (n > 0) {
       val bytes = new Array[Byte](n)
@@ -62,7 +72,7 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, files: IndexedSeq[(
     }
 
   private def stream(i: Int): FSDataInputStream =
-    streams.computeIfAbsent(i, _ => fm.open(files(i)._1))
+    streams.computeIfAbsent(i, _ => fm.open(files.get(i)._1))
 
   override def close(): Unit = {
     streams.values().forEach(s => scala.util.Try(s.close()))

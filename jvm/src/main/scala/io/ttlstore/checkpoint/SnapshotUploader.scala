@@ -35,6 +35,9 @@ final class SnapshotUploader(files: CheckpointFiles) {
     pending = Some(Pending(file, numRows, ttl, dir, lineage))
   }
 
+  /** The SST files the checkpoint holds of the DB's lineage, by local name. */
+  def uploadedFiles: Map[String, SstFile] = synchronized(uploaded)
+
   /** The snapshot this uploader uploaded last, if any: a lineage may start there from now on. */
   def newestUploaded: Option[VersionFile] = newest
 

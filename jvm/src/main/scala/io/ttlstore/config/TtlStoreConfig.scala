@@ -176,6 +176,16 @@ object TtlStoreConfig {
     Duration("means no bound"),
     Durations.parseMillis)
 
+  val RemoteCacheMb: ConfigKey[Long] = ConfigKey.long(
+    "remote.localCacheMB", 0L,
+    "State larger than the local disk: when set, SST files stay in the checkpoint and the local " +
+      "disk keeps at most about this many MiB of them per executor (all its stores together). A " +
+      "store opens as with lazyLoad.enabled but brings nothing down; the files RocksDB writes stay " +
+      "local until a snapshot has uploaded them, then the least recently read are read from the " +
+      "checkpoint by ranged reads instead. Needs ttlstore's lazy file system (a store fails to load " +
+      "without it, LAZY_LOAD_UNAVAILABLE). 0: off, every file local.",
+    Whole(0, 1L << 40))
+
   val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
     "nativeFilter.periodicCompaction", None,
     "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
@@ -211,6 +221,7 @@ object TtlStoreConfig {
     WriteBufferCacheRatio, BlockCacheSizeMb, WriteBufferSizeMb, DownloadThreads,
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
-    SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, LazyReadTimeout, PeriodicCompaction, CompactExpiredShare,
+    SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, LazyReadTimeout, RemoteCacheMb,
+    PeriodicCompaction, CompactExpiredShare,
     LegacyRowTimestampKey, UpgradeRowsPerCommit)
 }

@@ -29,7 +29,8 @@ final case class TtlStoreSettings(
     /** SST files an executor downloads at once ([[io.ttlstore.checkpoint.SstDownloads]]). */
     downloadThreads: Int = TtlStoreConfig.DownloadThreads.default,
     lazyLoad: NativeMode = TtlStoreConfig.LazyLoadEnabled.default,
-    lazyReadTimeoutMs: Long = TtlStoreConfig.LazyReadTimeout.default) {
+    lazyReadTimeoutMs: Long = TtlStoreConfig.LazyReadTimeout.default,
+    remoteCacheMb: Long = TtlStoreConfig.RemoteCacheMb.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -73,7 +74,8 @@ object TtlStoreSettings {
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs),
       downloadThreads = DownloadThreads.readFrom(sqlConfs),
       lazyLoad = LazyLoadEnabled.readFrom(sqlConfs),
-      lazyReadTimeoutMs = LazyReadTimeout.readFrom(sqlConfs))
+      lazyReadTimeoutMs = LazyReadTimeout.readFrom(sqlConfs),
+      remoteCacheMb = RemoteCacheMb.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

@@ -77,10 +77,11 @@ object TtlStoreErrors {
         s"Use the ttlstore jar built for this platform, or set $key=auto to fall back to the JVM " +
         "sweep.")
 
-  def lazyLoadUnavailable(store: String, key: String, problem: String): TtlStoreException =
-    error("LAZY_LOAD_UNAVAILABLE", "store" -> store, "key" -> key, "problem" -> problem)(
-      s"$key is true but $store cannot open before its SST files are local: the lazy file system $problem. " +
-        s"Use the ttlstore jar built for this platform, or set $key=auto to fetch every file before opening.")
+  /** `setting` ("key=value") needs the lazy file system, which cannot serve `store`; `fallback` sets what works. */
+  def lazyLoadUnavailable(store: String, setting: String, problem: String, fallback: String): TtlStoreException =
+    error("LAZY_LOAD_UNAVAILABLE", "store" -> store, "key" -> setting.takeWhile(_ != '='), "problem" -> problem)(
+      s"$setting needs $store to read SST files that are not local, which it cannot: the lazy file system " +
+        s"$problem. Use the ttlstore jar built for this platform, or set $fallback.")
 
   def checkpointPinsAnotherProvider(checkpoint: String, pinned: String, ttlKeys: Seq[String]): TtlStoreException =
     error("CHECKPOINT_PINS_ANOTHER_PROVIDER", "checkpoint" -> checkpoint, "provider" -> pinned)(

@@ -14,13 +14,17 @@ import org.rocksdb.RocksEnv;
  * this after every DB that uses its {@link #rocksEnv()}.
  */
 public final class LazyFileSystem implements AutoCloseable {
-  private static native long create(RangedReads reads);
+  private static native long create(RangedReads reads, boolean remoteMode);
 
   private static native long env(long handle);
 
   private static native void serveRemotely(long handle, String path, long size, long file);
 
   private static native boolean markLocal(long handle, String path);
+
+  private static native boolean demote(long handle, String path, long size, long file);
+
+  private static native long lastRead(long handle, String path);
 
   private static native long[] counts(long handle);
 
@@ -41,11 +45,23 @@ public final class LazyFileSystem implements AutoCloseable {
     return rocksdbjni;
   }
 
+  /** What a DB checkpoint holds in place of a remote file (lazy_file_system.h's kRemoteMarker). */
+  public static final String REMOTE_MARKER = "ttlstore: this SST file is in the checkpoint, not on local disk\n";
+
   private long handle;
   private final RocksEnv rocksEnv;
 
   public LazyFileSystem(RangedReads reads) {
-    handle = create(reads);
+    this(reads, false);
+  }
+
+  /**
+   * In remote mode (state larger than the local disk) every SST file RocksDB opens is tracked, so that a local one
+   * whose copy is in the checkpoint can be {@linkplain #demote demoted}, and a checkpoint of the DB holds a marker
+   * ({@link #REMOTE_MARKER}) in place of each remote file.
+   */
+  public LazyFileSystem(RangedReads reads, boolean remoteMode) {
+    handle = create(reads, remoteMode);
     if (handle == 0) throw new IllegalStateException("the lazy file system could not be created");
     rocksEnv = wrap(env(handle));
   }
@@ -67,6 +83,22 @@ public final class LazyFileSystem implements AutoCloseable {
    */
   public synchronized boolean markLocal(String path) {
     return markLocal(live(), path);
+  }
+
+  /**
+   * Remote mode: the local file at {@code path}, whose complete copy {@code file} of {@code size} bytes is in the
+   * checkpoint, is read remotely from every reader's next read; the caller then deletes it (a read under way keeps
+   * the open file until it returns).
+   *
+   * @return false when RocksDB has no such file (deleted meanwhile): nothing changed
+   */
+  public synchronized boolean demote(String path, long size, long file) {
+    return demote(live(), path, size, file);
+  }
+
+  /** Remote mode: when the local file at {@code path} was last read (a tick, larger later); -1 if not local. */
+  public synchronized long lastRead(String path) {
+    return lastRead(live(), path);
   }
 
   /** What it did so far. */

@@ -3,10 +3,10 @@ package io.ttlstore.store.local
 import java.io.File
 
 import org.apache.spark.internal.Logging
-import org.rocksdb.{Env, RocksDBException, Status}
+import org.rocksdb.{Env, RocksDBException}
 
 import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstDownloads, SstFile}
-import io.ttlstore.errors.{StorageErrors, TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.store.lazyfs.LazyFileSystem
 import io.ttlstore.store.rocksdb.{LazyFiles, LocalDiskFull}
 
@@ -38,15 +38,7 @@ private[local] final class Hydration private (
     try pending.await()
     catch { case e: Exception => failed(e) }
 
-  override def named(e: RocksDBException): Option[TtlStoreException] = {
-    val message = Option(e.getMessage).getOrElse("")
-    served.collectFirst { case (local, checkpoint) if message.contains(local) => checkpoint }.map { checkpoint =>
-      if (Option(e.getStatus).exists(_.getCode == Status.Code.Corruption)) {
-        TtlStoreErrors.sstCorrupted(checkpoint, version, message)
-      } else if (message.contains(CheckpointRangedReads.Missing)) TtlStoreErrors.sstMissing(checkpoint, version)
-      else StorageErrors.checkpointReadFailed(checkpoint, e)
-    }
-  }
+  override def named(e: RocksDBException): Option[TtlStoreException] = ServedFileErrors.named(e, version, served)
 
   /**
    * After the DB closed: skips the downloads not started, waits for those under way, frees the file system. A

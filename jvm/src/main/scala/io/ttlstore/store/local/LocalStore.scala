@@ -41,7 +41,7 @@ final class LocalStore(
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
     stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
-  private val dbDir = new DbDirectory(workDir, storeName, files, settings)
+  private val dbDir = new DbDirectory(workDir, storeName, files, settings, snapshots)
   private val changelogs = new ChangelogPrefetch(files, workDir, settings.downloadThreads)
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
@@ -287,7 +287,6 @@ final class LocalStore(
     sweepCursor = None
     upgradeCursor = None
     lastSnapshotVersion = snapshot.fold(0L)(_.version)
-    snapshots.reset(manifest)
   }
 
   private def replay(changelog: VersionFile): Unit = {

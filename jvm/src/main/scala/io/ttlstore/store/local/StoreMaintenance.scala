@@ -26,12 +26,16 @@ private[ttlstore] final class StoreMaintenance(
     maxVersionsToDelete: Option[Int])
   extends Logging {
 
-  /** Uploads the newest pending snapshot, then compacts the store if a commit asked for it. */
+  /**
+   * Uploads the newest pending snapshot (in remote mode, then demotes local files over the executor's budget:
+   * [[LocalSstCache]]), then compacts the store if a commit asked for it.
+   */
   def snapshot(): Unit = {
     try {
       snapshots.uploadPending().foreach { u =>
         logInfo(s"Uploaded the snapshot of version ${u.version} of $storeName (${u.bytes} bytes in ${u.latencyMs} ms)")
         report.uploaded(u.version)
+        LocalSstCache.trim()
       }
     } catch {
       case NonFatal(e) => logWarning(s"Snapshot upload for $storeName failed; will retry later", e)

@@ -34,7 +34,9 @@ object LazyFileSystemLoader extends Logging {
       library match {
         case Right(_) => true
         case Left(problem) if mode == NativeMode.On =>
-          throw TtlStoreErrors.lazyLoadUnavailable(store, TtlStoreConfig.LazyLoadEnabled.key, problem)
+          val key = TtlStoreConfig.LazyLoadEnabled.key
+          throw TtlStoreErrors.lazyLoadUnavailable(store, s"$key=true", problem,
+            s"$key=auto to fetch every file before opening")
         case Left(problem) =>
           if (warned.compareAndSet(false, true)) {
             logWarning(s"ttlstore's lazy file system is not available ($problem); stores fetch every SST file " +
@@ -43,6 +45,19 @@ object LazyFileSystemLoader extends Logging {
           false
       }
   }
+
+  /**
+   * Whether `store` keeps its SST files remote behind a bounded local cache (`remote.localCacheMB`): a library that
+   * cannot load then fails the store naming the setting.
+   */
+  def remoteWanted(settings: TtlStoreSettings, store: String): Boolean =
+    settings.remoteCacheMb > 0 && (library match {
+      case Right(_) => true
+      case Left(problem) =>
+        val key = TtlStoreConfig.RemoteCacheMb.key
+        throw TtlStoreErrors.lazyLoadUnavailable(store, s"$key=${settings.remoteCacheMb}", problem,
+          s"$key=0 to keep every file local")
+    })
 
   private def load(): Either[String, String] =
     NativeFilter.library.left

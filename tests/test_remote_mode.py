@@ -1,0 +1,87 @@
+"""Remote mode (``remote.localCacheMB``, docs/lazy-load.md): state larger than the local disk. A store keeps its SST
+files in the checkpoint behind a bounded local cache: the files RocksDB writes stay local until a snapshot has
+uploaded them, then the least recently read are read from the checkpoint instead, and a store that loads where it
+has no local copy brings nothing down.
+
+Here a real query's state outgrows a 1 MiB budget several times; after each upload the local SST files return to
+the budget, every batch counts as Spark's HDFS provider does (``running_counts``), and the query restarted with its
+stores unloaded counts on from files it reads remotely. ``jvm/.../RemoteModeSuite`` proves the same on one store,
+``make test-native-fs`` the file system's demotion under sanitizers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import pytest
+from counted_rounds import COUNT, counts, running_counts
+from pyspark.sql import SparkSession
+from ttl_rounds import EVENTS, rows
+
+import ttlstore
+
+from conftest import TTL_PROVIDER, run_rounds, unload_state_stores
+
+pytestmark = pytest.mark.every_line
+
+BUDGET_MB = 1
+
+
+def key(r: int, i: int) -> str:
+    """A key that compresses poorly, so that a few rounds outgrow the budget."""
+    return f"{r}-{i}-" + hashlib.sha256(f"{r}/{i}".encode()).hexdigest()
+
+
+ROUNDS = [rows(*(key(r, i) for i in range(12_000))) for r in range(4)]
+AFTER = [rows(key(0, 1), key(3, 7), "new")]
+
+
+def sst_bytes(files: list[Path]) -> int:
+    return sum(f.stat().st_size for f in files)
+
+
+def local_sst_bytes(local: Path) -> int:
+    return sst_bytes([f for f in local.rglob("*.sst") if f.parent.name == "db"])
+
+
+def within_budget(local: Path, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while local_sst_bytes(local) > BUDGET_MB << 20:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
+
+
+def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_as_spark_does(
+    spark: SparkSession, tmp_path: Path
+):
+    local = tmp_path / "local"
+    conf = {
+        "spark.sql.streaming.stateStore.minDeltasForSnapshot": "2",
+        ttlstore.settings.PREFIX + "remote.localCacheMB": str(BUDGET_MB),
+        ttlstore.settings.PREFIX + "localDir": str(local),
+    }
+    ours = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, ROUNDS, "update", extra_conf=conf)
+    assert ours.checkpoint is not None
+    outputs, ticks = list(ours.outputs), []
+    # Maintenance (every second here) uploads the last snapshots, then demotes; the files a background compaction
+    # wrote after the last snapshot stay local until the next one, so small batches follow until they fit.
+    while not within_budget(local, seconds=10):
+        assert len(ticks) < 6, f"{local_sst_bytes(local):,} local SST bytes stay over the budget"
+        ticks.append(rows("tick"))
+        outputs += run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, ticks[-1:], "update",
+                              extra_conf=conf, first_round=len(ROUNDS) + len(ticks) - 1).outputs
+    checkpoint_ssts = list((ours.checkpoint / "state").rglob("ttlstore/sst/*.sst"))
+    assert sst_bytes(checkpoint_ssts) > 3 * (BUDGET_MB << 20), "the state outgrew the budget several times"
+
+    unload_state_stores(spark)
+    after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, AFTER, "update", extra_conf=conf,
+                       first_round=len(ROUNDS) + len(ticks))
+    assert after.last_progress is not None
+    metrics = after.last_progress["stateOperators"][0]["customMetrics"]
+    assert metrics["ttlstoreLoadFilesFetched"] == 0, "remote mode brings no file down"
+    assert local_sst_bytes(local) <= BUDGET_MB << 20
+    assert counts(outputs + after.outputs) == running_counts(ROUNDS + ticks + AFTER)
