@@ -51,7 +51,7 @@ def fits_at_once(gb: float, states: int) -> bool:
 
 
 def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None,
-             hdfs: str | None = None) -> list[dict]:
+             hdfs: str | None = None, after: int = recovery.AFTER) -> list[dict]:
     """Every arm restarted from its state `repeats` times, interleaved: from the checkpoints under `work` read
     through the emulated object store, or from their copies under the HDFS `hdfs`."""
     runs = []
@@ -60,7 +60,7 @@ def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: s
             state = recovery.ARMS[arm][1]
             checkpoint = f"{hdfs}/{state}/checkpoint" if hdfs else str(work / state / "checkpoint")
             argv = ["restart", "--work", str(work), "--arm", arm, "--stored", str(rows_for(gb)),
-                    "--checkpoint", checkpoint]
+                    "--checkpoint", checkpoint, "--after", str(after)]
             name = f"{arm}@hdfs" if hdfs else arm
             try:
                 run = script(argv + (["--before-jar", before_jar] if before_jar else []))
@@ -82,7 +82,7 @@ def from_hdfs(arm: str) -> bool:
     return arm.endswith("@hdfs")
 
 
-def on_hdfs(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None) -> list[dict]:
+def on_hdfs(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None, after: int) -> list[dict]:
     """The arms restarted from copies of their states on a mini cluster (its data under `work`)."""
     with mini_dfs(work / "hdfs", Path(pyspark.__file__).parent / "jars") as hdfs:
         for state in dict.fromkeys(recovery.ARMS[a][1] for a in arms):
@@ -90,10 +90,10 @@ def on_hdfs(gb: float, work: Path, arms: list[str], repeats: int, before_jar: st
                           "--to", f"{hdfs}/{state}/checkpoint"])
             print(f"{gb:g} GB: {put['bytes'] / 1e9:.2f} GB of {state} copied into HDFS in {put['put_s']:.0f} s",
                   flush=True)
-        return restarts(gb, work, arms, repeats, before_jar, hdfs)
+        return restarts(gb, work, arms, repeats, before_jar, hdfs, after)
 
 
-def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None, hdfs: bool) -> dict:
+def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None, hdfs: bool, after: int) -> dict:
     """Builds each state and restarts every arm from its state `repeats` times, interleaved (and from HDFS if
     `hdfs`). A rung whose checkpoints do not fit the disk at once runs one state after the other: its arms, then
     the next state's."""
@@ -108,9 +108,9 @@ def run_rung(gb: float, arms: list[str], repeats: int, before_jar: str | None, h
             builds[state] = script(["build", "--work", str(work / state), "--state", state, "--rows", str(rows)])
             print(f"{gb:g} GB: built {state} in {builds[state]['build_s']:.0f} s, "
                   f"{builds[state]['checkpoint_bytes'] / 1e9:.2f} GB in the checkpoint", flush=True)
-        runs += restarts(gb, work, group, repeats, before_jar)
+        runs += restarts(gb, work, group, repeats, before_jar, after=after)
         if hdfs:
-            runs += on_hdfs(gb, work, group, repeats, before_jar)
+            runs += on_hdfs(gb, work, group, repeats, before_jar, after)
         shutil.rmtree(work, ignore_errors=True)
     return {"gb": gb, "rows": rows, "builds": builds, "runs": runs, "states_at_once": len(groups) == 1}
 
@@ -148,6 +148,7 @@ def per_store_load_s(run: dict) -> float | None:
 
 def report(results: dict) -> str:
     rungs = results["rungs"]
+    after = results.get("after", recovery.AFTER)
     arms = list(dict.fromkeys(r["arm"] for rung in rungs for r in rung["runs"]))
     labels = {r["arm"]: r["label"] for rung in rungs for r in rung["runs"]}
 
@@ -169,9 +170,9 @@ def report(results: dict) -> str:
         f"through `shaped://`, an object store emulated over the same files (ShapedFileSystem, test code): "
         f"{recovery.LATENCY_MS} ms per request (open, list, status, create, rename, delete), {recovery.STREAM_MBPS} MB/s "
         f"per stream, {recovery.PROCESS_MBPS} MB/s per executor for all its streams. After the restart, "
-        f"{recovery.AFTER} batches of {recovery.AFTER_ROWS_PER_BATCH:,} rows (half new ids, half stored ones); then an "
+        f"{after} batches of {recovery.AFTER_ROWS_PER_BATCH:,} rows (half new ids, half stored ones); then an "
         "executor running a task of the stateful stage is killed (SIGKILL), its stores move, and "
-        f"{recovery.AFTER} batches more. The new ids of each run stay in the state, so the later runs of a rung restart "
+        f"{after} batches more. The new ids of each run stay in the state, so the later runs of a rung restart "
         "from a little more; the state column is the median of what ttlstore's restarts fetched.",
         "",
         *hdfs_note(rungs),
@@ -186,8 +187,8 @@ def report(results: dict) -> str:
         f"Medians of {max(len(of(rungs[0], a)) for a in arms)} runs per arm and rung, interleaved, with their range; "
         "seconds.",
         "",
-        f"| state | arm | restart | loss | load per store (bound) | the next {recovery.AFTER - 1} batches after the restart, "
-        f"median / max | the next {recovery.AFTER - 1} after the loss, median / max |",
+        f"| state | arm | restart | loss | load per store (bound) | the next {after - 1} batches after the restart, "
+        f"median / max | the next {after - 1} after the loss, median / max |",
         "|---|---|---|---|---|---|---|",
     ]
     for rung in rungs:
@@ -200,13 +201,13 @@ def report(results: dict) -> str:
             share = gb * 1e9 / recovery.STORES / (recovery.PROCESS_MBPS * 1e6)
             bound = "" if from_hdfs(arm) else f" ({share:.2f})"
             load = [s for s in (per_store_load_s(r) for r in runs) if s is not None]
-            after = [ms for r in runs for ms in r["restart_batches_ms"][1:]]
+            restarted = [ms for r in runs for ms in r["restart_batches_ms"][1:]]
             lost = [ms for r in runs for ms in r["loss_batches_ms"][1:]]
             lines.append(
                 f"| {gb:.2f} GB | {labels[arm]} | {spread([r['restart_s'] for r in runs])} | "
                 f"{spread([r['loss_s'] for r in runs])} | "
                 f"{(spread(load) if load else '-')}{bound} | "
-                f"{statistics.median(after) / 1000:.2f} / {max(after) / 1000:.2f} | "
+                f"{statistics.median(restarted) / 1000:.2f} / {max(restarted) / 1000:.2f} | "
                 f"{statistics.median(lost) / 1000:.2f} / {max(lost) / 1000:.2f} |")
     failed = [(rung, r) for rung in rungs for r in rung["runs"] if "failed" in r]
     for rung, r in failed:
@@ -341,6 +342,8 @@ def main() -> None:
     parser.add_argument("--hdfs-rungs", type=float, nargs="*", default=list(HDFS_RUNGS_GB),
                         help="the rungs whose arms also restart from HDFS")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--after", type=int, default=recovery.AFTER,
+                        help="the batches each run measures after the restart and after the loss")
     parser.add_argument("--before-jar", help="a ttlstore jar of before issue 50, for the arm ttlstore-before")
     parser.add_argument("--report-only", action="store_true", help="rewrite the page from bench-output/recovery.json")
     parser.add_argument("--resume", action="store_true",
@@ -352,13 +355,14 @@ def main() -> None:
     if "ttlstore-before" in args.arms and not args.before_jar:
         parser.error("the arm ttlstore-before needs --before-jar")
     results = {"measured": time.strftime("%Y-%m-%d"), "commit": commit(), "spark": pyspark.__version__, "rungs": [],
-               "minutes": 0.0}
+               "minutes": 0.0, "after": args.after}
     if args.resume:
         results = json.loads((OUT.parent / "recovery.json").read_text())
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic() - results["minutes"] * 60
     for gb in sorted(set(args.rungs) - {r["gb"] for r in results["rungs"]}):
-        results["rungs"].append(run_rung(gb, args.arms, args.repeats, args.before_jar, gb in args.hdfs_rungs))
+        results["rungs"].append(run_rung(gb, args.arms, args.repeats, args.before_jar, gb in args.hdfs_rungs,
+                                         results["after"]))
         results["rungs"].sort(key=lambda r: r["gb"])
         results["minutes"] = (time.monotonic() - started) / 60
         write(results)

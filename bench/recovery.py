@@ -187,12 +187,12 @@ def restart(args: argparse.Namespace) -> dict:
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
     killed: dict = {}
     try:
-        while len(batches(query)) < AFTER:
+        while len(batches(query)) < args.after:
             time.sleep(0.1)
         killer = threading.Thread(target=lambda: killed.update(kill_during_stage(spark, STORES, after=0.3, timeout=600)))
         killer.start()
         killer.join()
-        while len(batches(query)) < 2 * AFTER + 2:
+        while len(batches(query)) < 2 * args.after + 2:
             time.sleep(0.1)
     finally:
         query.stop()
@@ -208,8 +208,8 @@ def restart(args: argparse.Namespace) -> dict:
 
     ms = [p["durationMs"]["triggerExecution"] for p in progress]
     return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,
-            "restart_batches_ms": ms[:AFTER], "restart_loads": loads(progress[0]),
-            "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + AFTER],
+            "restart_batches_ms": ms[:args.after], "restart_loads": loads(progress[0]),
+            "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + args.after],
             "loss_loads": loads(progress[hit]), "killed": killed}
 
 
@@ -243,6 +243,7 @@ def main() -> None:
     parser.add_argument("--stored", type=int, help="rows the built state holds")
     parser.add_argument("--before-jar")
     parser.add_argument("--to", help="put: the URI to copy the checkpoint to")
+    parser.add_argument("--after", type=int, default=AFTER, help="restart: the batches after the restart and the loss")
     args = parser.parse_args()
     print("RESULT " + json.dumps({"build": build, "restart": restart, "put": put}[args.step](args)), flush=True)
 

@@ -11,6 +11,7 @@ stores unloaded counts on from files it reads remotely. ``jvm/.../RemoteModeSuit
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import time
 from pathlib import Path
@@ -30,11 +31,12 @@ BUDGET_MB = 1
 
 
 def key(r: int, i: int) -> str:
-    """A key that compresses poorly, so that a few rounds outgrow the budget."""
-    return f"{r}-{i}-" + hashlib.sha256(f"{r}/{i}".encode()).hexdigest()
+    """A key that compresses poorly (64 random bytes in base64), so that a few rounds outgrow the budget."""
+    digest = hashlib.sha512(f"{r}/{i}".encode()).digest()
+    return f"{r}-{i}-" + base64.b64encode(digest).decode()
 
 
-ROUNDS = [rows(*(key(r, i) for i in range(12_000))) for r in range(4)]
+ROUNDS = [rows(*(key(r, i) for i in range(20_000))) for r in range(4)]
 AFTER = [rows(key(0, 1), key(3, 7), "new")]
 
 
@@ -75,7 +77,8 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
         outputs += run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, ticks[-1:], "update",
                               extra_conf=conf, first_round=len(ROUNDS) + len(ticks) - 1).outputs
     checkpoint_ssts = list((ours.checkpoint / "state").rglob("ttlstore/sst/*.sst"))
-    assert sst_bytes(checkpoint_ssts) > 3 * (BUDGET_MB << 20), "the state outgrew the budget several times"
+    assert sst_bytes(checkpoint_ssts) > 4 * (BUDGET_MB << 20), (
+        f"the state outgrew the budget several times: {sst_bytes(checkpoint_ssts):,} SST bytes in the checkpoint")
 
     unload_state_stores(spark)
     after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, AFTER, "update", extra_conf=conf,

@@ -265,7 +265,11 @@ IOStatus LazyFileSystem::DeleteFile(const std::string& name, const IOOptions& op
 
 IOStatus LazyFileSystem::LinkFile(const std::string& src, const std::string& target, const IOOptions& options,
                                   IODebugContext* dbg) {
-  if (Remote(src) == nullptr) return FileSystemWrapper::LinkFile(src, target, options, dbg);
+  if (Remote(src) == nullptr) {
+    IOStatus linked = FileSystemWrapper::LinkFile(src, target, options, dbg);
+    // A file demoted (and deleted) between the look and the link is remote now.
+    if (linked.ok() || Remote(src) == nullptr) return linked;
+  }
   // A remote file has no local copy to link: the checkpoint gets a marker, which its upload knows as the
   // checkpoint's own file (written with stdio: FileOptions' layout differs between RocksDB versions).
   std::FILE* marker = std::fopen(target.c_str(), "wx");
