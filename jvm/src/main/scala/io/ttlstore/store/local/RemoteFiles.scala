@@ -50,7 +50,8 @@ private[local] final class RemoteFiles private (
     val known = inCheckpoint()
     Option(dir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".sst")).map { f =>
       val bytes = f.length()
-      LocalSstCache.Local(this, f, bytes, known.get(f.getName).filter(_.sizeBytes == bytes), fs.lastRead(f.getPath))
+      LocalSstCache.Local(this, f, bytes, known.get(f.getName).filter(_.sizeBytes == bytes),
+        fs.lastRead(f.getAbsolutePath))
     }
   }
 
