@@ -1,7 +1,7 @@
 """Remote mode (``remote.localCacheMB``, docs/lazy-load.md): state larger than the local disk. A store keeps its SST
 files in the checkpoint behind a bounded local cache: the files RocksDB writes stay local until a snapshot has
 uploaded them, then the least recently read are read from the checkpoint instead, and a store that loads where it
-has no local copy brings nothing down.
+has no local copy waits for no download (it fills its budget in the background).
 
 Here a real query's state outgrows a 1 MiB budget several times; after each upload the local SST files return to
 the budget, every batch counts as Spark's HDFS provider does (``running_counts``), and the query restarted with its
@@ -85,5 +85,5 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
                        first_round=len(ROUNDS) + len(ticks))
     assert after.last_progress is not None
     metrics = after.last_progress["stateOperators"][0]["customMetrics"]
-    assert metrics["ttlstoreLoadFilesFetched"] == 0, "remote mode brings no file down"
+    assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
     assert counts(outputs + after.outputs) == running_counts(ROUNDS + ticks + AFTER)

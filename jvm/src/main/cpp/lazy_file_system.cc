@@ -166,7 +166,7 @@ bool LazyFileSystem::Demote(const std::string& path, uint64_t size, jlong file) 
 long LazyFileSystem::LastRead(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = remote_.find(normal(path));
-  if (found == remote_.end() || !found->second->local.load()) return -1;
+  if (found == remote_.end()) return -1;
   return found->second->last_read.load(std::memory_order_relaxed);
 }
 

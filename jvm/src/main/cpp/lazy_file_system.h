@@ -74,7 +74,8 @@ class LazyFileSystem : public ROCKSDB_NAMESPACE::FileSystemWrapper {
   // Remote mode: the local file at `path`, whose copy Java's `file` of `size` bytes is in the checkpoint, is read
   // remotely from now on; false when RocksDB has no such file open (deleted meanwhile). Java then deletes it.
   bool Demote(const std::string& path, uint64_t size, jlong file);
-  // Remote mode: the tick of the last read of the local file at `path`; -1 when it is not a tracked local file.
+  // Remote mode: the tick of the last read of the file at `path`, local or remote (0: never read); -1 when RocksDB has
+  // no such file (never opened, or deleted).
   long LastRead(const std::string& path);
   long RemoteFiles();
   const LazyCounts& counts() const { return *counts_; }

@@ -4,6 +4,7 @@ import java.io.File
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 import java.util.UUID
+import java.util.concurrent.TimeUnit
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
@@ -28,8 +29,8 @@ class RemoteModeSuite extends AnyFunSuite {
     newProvider(TtlProvider, checkpoint, storeConf(settings :+ (TtlStoreConfig.LocalDir.key -> localDir.getPath): _*))
       .asInstanceOf[TtlStateStoreProvider]
 
-  private def remote(checkpoint: File, localDir: File): TtlStateStoreProvider =
-    provider(checkpoint, localDir, TtlStoreConfig.RemoteCacheMb.key -> BudgetMb.toString)
+  private def remote(checkpoint: File, localDir: File, budgetMb: Long = BudgetMb): TtlStateStoreProvider =
+    provider(checkpoint, localDir, TtlStoreConfig.RemoteCacheMb.key -> budgetMb.toString)
 
   /** A user name that compresses poorly, so that the state outgrows the budget many times over. */
   private def user(version: Int, i: Int): String =
@@ -39,6 +40,13 @@ class RemoteModeSuite extends AnyFunSuite {
     Files.walk(localDir.toPath).toArray.map(_.asInstanceOf[java.nio.file.Path])
       .filter(p => p.getFileName.toString.endsWith(".sst") && p.getParent.getFileName.toString == "db")
       .map(p => Files.size(p)).sum
+
+  /** The local SST bytes once `settledWhen` holds of them, or after 60 s. */
+  private def localSstBytesOnce(localDir: File)(settledWhen: Long => Boolean): Long = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while (!settledWhen(localSstBytes(localDir)) && System.nanoTime() < deadline) Thread.sleep(50)
+    localSstBytes(localDir)
+  }
 
   private def checkpointSstBytes(checkpoint: File): Long =
     Option(new File(checkpoint, "0/0/ttlstore/sst").listFiles()).toSeq.flatten.map(_.length()).sum
@@ -92,11 +100,39 @@ class RemoteModeSuite extends AnyFunSuite {
       withTempDir { local =>
         withProvider(remote(checkpoint, local)) { p =>
           assert(read(p, Versions.toLong) == expected)
-          assert(localSstBytes(local) <= (BudgetMb << 20), "a remote-mode load brings nothing down")
+          assert(localSstBytes(local) <= (BudgetMb << 20), "a remote-mode load brings down no more than its budget")
         }
       }
       withTempDir { local =>
         withProvider(provider(checkpoint, local))(p => assert(read(p, Versions.toLong) == expected))
+      }
+    }
+  }
+
+  test("a store reopened in remote mode brings its remote files down into the room its budget leaves") {
+    withTempDir { checkpoint =>
+      val expected = withTempDir(local => withProvider(remote(checkpoint, local))(written))
+      val snapshot = withTempDir { local =>
+        withProvider(provider(checkpoint, local)) { p => read(p, Versions.toLong); localSstBytes(local) }
+      }
+      assert(snapshot > (BudgetMb << 20))
+      withTempDir { local =>
+        withProvider(remote(checkpoint, local, budgetMb = 2 * snapshot / (1L << 20) + 1)) { p =>
+          assert(read(p, Versions.toLong) == expected)
+          // What RocksDB wrote since the open (a compaction) is local too.
+          val held = localSstBytesOnce(local)(_ >= snapshot)
+          assert(held >= snapshot, s"$held local SST bytes: the snapshot's $snapshot did not all come down")
+          assert(read(p, Versions.toLong) == expected, "every row reads back from the files brought down")
+        }
+      }
+      val half = math.max(1L, snapshot / 2 / (1L << 20))
+      withTempDir { local =>
+        withProvider(remote(checkpoint, local, budgetMb = half)) { p =>
+          assert(read(p, Versions.toLong) == expected)
+          val held = localSstBytesOnce(local)(_ > 0)
+          assert(held > 0 && held <= (half << 20), s"$held bytes came down into a budget of $half MiB")
+          assert(read(p, Versions.toLong) == expected)
+        }
       }
     }
   }

@@ -14,8 +14,9 @@ import io.ttlstore.store.lazyfs.RangedReads
 
 /**
  * Ranged reads of SST files in the checkpoint, for the lazy file system: file `i` is `initial(i)` (its path and the
- * size its snapshot recorded), or one [[add]] numbered later. Each file is opened once, at its first read, and read by positioned reads, which
- * Hadoop's file systems serve concurrently on one stream (HDFS by a block read, s3a by a ranged GET). A read that
+ * size its snapshot recorded), or one [[add]] numbered later (until [[remove]]d). Each file is opened once, at its
+ * first read, and read by positioned reads, which Hadoop's file systems serve concurrently on one stream (HDFS by a
+ * block read, s3a by a ranged GET). A read that
  * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error;
  * so does one the file system has not answered within `timeoutMs` (0: no bound), whose stream is then dropped.
  */
@@ -32,6 +33,12 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq
     val i = numbered.getAndIncrement()
     files.put(i, file)
     i.toLong
+  }
+
+  /** Forgets file `file` and closes its stream: nothing reads it any more (RocksDB deleted the file). */
+  def remove(file: Long): Unit = {
+    files.remove(file.toInt)
+    Option(streams.remove(file.toInt)).foreach(s => scala.util.Try(s.close()))
   }
 
   override def read(file: Long, position: Long, into: ByteBuffer): Int = {

@@ -180,9 +180,10 @@ object TtlStoreConfig {
     "remote.localCacheMB", 0L,
     "State larger than the local disk: when set, SST files stay in the checkpoint and the local " +
       "disk keeps at most about this many MiB of them per executor (all its stores together). A " +
-      "store opens as with lazyLoad.enabled but brings nothing down; the files RocksDB writes stay " +
+      "store opens as with lazyLoad.enabled, waiting for no download; the files RocksDB writes stay " +
       "local until a snapshot has uploaded them, then the least recently read are read from the " +
-      "checkpoint by ranged reads instead. Needs ttlstore's lazy file system (a store fails to load " +
+      "checkpoint by ranged reads instead, and the room left is filled in the background with the " +
+      "remote files read last. Needs ttlstore's lazy file system (a store fails to load " +
       "without it, LAZY_LOAD_UNAVAILABLE). 0: off, every file local.",
     Whole(0, 1L << 40))
 

@@ -96,7 +96,10 @@ public final class LazyFileSystem implements AutoCloseable {
     return demote(live(), path, size, file);
   }
 
-  /** Remote mode: when the local file at {@code path} was last read (a tick, larger later); -1 if not local. */
+  /**
+   * Remote mode: when the file at {@code path}, local or remote, was last read (a tick, larger later; 0: never); -1
+   * when RocksDB has no such file open (never opened, or deleted since).
+   */
   public synchronized long lastRead(String path) {
     return lastRead(live(), path);
   }

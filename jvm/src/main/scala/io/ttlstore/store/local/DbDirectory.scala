@@ -38,7 +38,7 @@ private[local] final class DbDirectory(workDir: File, storeName: String, files: 
     val threads = settings.downloadThreads
     val remoteMode = LazyFileSystemLoader.remoteWanted(settings, storeName)
     def remoteFiles(version: Long, ssts: Seq[SstFile]): RemoteFiles = RemoteFiles.start(dir, ssts, files, version,
-      settings.lazyReadTimeoutMs, settings.remoteCacheMb << 20, () => snapshots.uploadedFiles)
+      settings.lazyReadTimeoutMs, settings.remoteCacheMb << 20, threads, () => snapshots.uploadedFiles)
     try {
       val (manifest, served) = snapshot.fold((Option.empty[SnapshotManifest], Option.empty[Seq[SstFile]])) { f =>
         LocalDiskFull.named(storeName, dir, s"download the snapshot of version ${f.version}") {

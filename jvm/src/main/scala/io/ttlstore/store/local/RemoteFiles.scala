@@ -5,9 +5,10 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.internal.Logging
 import org.rocksdb.{Env, RocksDBException}
 
-import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstFile}
+import io.ttlstore.checkpoint.{CheckpointFiles, CheckpointRangedReads, SstDownloads, SstFile}
 import io.ttlstore.compat.CollectionConverters._
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.store.lazyfs.LazyFileSystem
@@ -16,11 +17,13 @@ import io.ttlstore.store.rocksdb.LazyFiles
 /**
  * A store's SST files in remote mode (`remote.localCacheMB`: state larger than the local disk). The DB opens on the
  * lazy file system (jvm/src/main/cpp) in remote mode: the snapshot's files it does not hold locally are read from the
- * checkpoint by ranged reads and never brought down, and the files RocksDB writes are local until a snapshot has
- * uploaded them. Then [[LocalSstCache]] may demote them, least recently read first: the file system reads each from
- * its checkpoint copy from then on, and the local file is deleted. RocksDB compacts as usual (reading remote inputs
- * block by block, each block's checksum checked), and a local checkpoint of the DB holds a marker in place of each
- * remote file, which the snapshot's upload references as the checkpoint's own.
+ * checkpoint by ranged reads, and the files RocksDB writes are local. [[LocalSstCache]] keeps the executor's local
+ * SST files near its budget: after a snapshot upload it demotes the least recently read local files whose copy the
+ * checkpoint holds (the file system reads each from its checkpoint copy from then on, and the local file is deleted),
+ * and it fills the room left with the most recently read remote files, brought down whole and checked (size,
+ * CRC32C) before the file system switches them to local. RocksDB compacts as usual (reading remote inputs block by
+ * block, each block's checksum checked), and a local checkpoint of the DB holds a marker in place of each remote
+ * file, which the snapshot's upload references as the checkpoint's own.
  *
  * @param inCheckpoint the SST files the checkpoint holds of this DB's lineage, by local name ([[SnapshotUploader]]'s)
  */
@@ -30,44 +33,103 @@ private[local] final class RemoteFiles private (
     files: CheckpointFiles,
     dir: File,
     version: Long,
-    inCheckpoint: () => Map[String, SstFile]) extends LazyFiles with LocalSstCache.Member {
+    threads: Int,
+    inCheckpoint: () => Map[String, SstFile]) extends LazyFiles with LocalSstCache.Member with Logging {
+  import RemoteFiles.Served
 
-  /** The checkpoint's path of each file read remotely, by local path (to name a read that fails). */
-  private val remote = new ConcurrentHashMap[String, String]()
+  /**
+   * Every file the file system was given a checkpoint copy of, by local path (to name a read that fails, and to bring
+   * it down); an entry goes when RocksDB has deleted the file.
+   */
+  private val served = new ConcurrentHashMap[String, Served]()
+
+  /** The files being brought down, by local path, with their size; and the downloads, cancelled at close. */
+  private val promoting = new ConcurrentHashMap[String, java.lang.Long]()
+  private val downloads = new java.util.concurrent.ConcurrentLinkedQueue[SstDownloads.Pending]()
 
   override def env: Env = fs.rocksEnv()
 
-  /** Nothing is brought down: compactions and snapshots never wait. */
+  /** Nothing is brought down before a compaction or a snapshot: they never wait. */
   override def allLocal(): Boolean = true
 
   override def awaitLocal(): Unit = ()
 
   override def named(e: RocksDBException): Option[TtlStoreException] =
-    ServedFileErrors.named(e, version, remote.asScala)
+    ServedFileErrors.named(e, version, served.asScala.map { case (local, s) => local -> s.checkpoint })
 
   /** The DB's local SST files, each with its checkpoint copy (if it has one of its size) and when it was last read. */
   override def localFiles: Seq[LocalSstCache.Local] = {
     val known = inCheckpoint()
-    Option(dir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".sst")).map { f =>
-      val bytes = f.length()
-      LocalSstCache.Local(this, f, bytes, known.get(f.getName).filter(_.sizeBytes == bytes),
-        fs.lastRead(f.getAbsolutePath))
-    }
+    Option(dir.listFiles()).toSeq.flatten
+      .filter(f => f.getName.endsWith(".sst") && !promoting.containsKey(f.getAbsolutePath)).map { f =>
+        val bytes = f.length()
+        LocalSstCache.Local(this, f, bytes, known.get(f.getName).filter(_.sizeBytes == bytes),
+          fs.lastRead(f.getAbsolutePath))
+      }
   }
 
+  /** The files read from the checkpoint now; forgets those RocksDB has deleted. */
+  override def remoteFiles: Seq[LocalSstCache.Remote] =
+    served.asScala.toSeq.flatMap { case (path, s) =>
+      val lastRead = fs.lastRead(path)
+      if (lastRead < 0) { forget(path, s); None }
+      else {
+        val file = new File(path)
+        if (file.exists() || promoting.containsKey(path)) None
+        else Some(LocalSstCache.Remote(this, file, s.sst, lastRead))
+      }
+    }
+
+  override def promotingBytes: Long = promoting.values().asScala.map(_.longValue).sum
+
   override def demote(local: LocalSstCache.Local): Boolean = local.copy.exists { sst =>
-    val checkpoint = files.sstPath(sst.dfsName)
     val path = local.file.getAbsolutePath
-    remote.put(path, checkpoint.toString)
+    val known = Option(served.get(path)).filter(_.sst == sst)
+    val s = known.getOrElse(serve(path, sst))
     val demoted =
-      try fs.demote(path, sst.sizeBytes, reads.add(checkpoint -> sst.sizeBytes))
+      try fs.demote(path, sst.sizeBytes, s.id)
       catch { case NonFatal(_) => false } // closed meanwhile
-    if (demoted) local.file.delete() else remote.remove(path)
+    if (demoted) local.file.delete() else if (known.isEmpty) forget(path, s)
     demoted
   }
 
+  /**
+   * Brings `remote` down in the background (checked against its size and CRC32C); the file system reads it locally
+   * once it is in place, unless RocksDB deleted it meanwhile (the copy is then deleted again).
+   */
+  override def promote(remote: LocalSstCache.Remote): Unit = {
+    val path = remote.file.getAbsolutePath
+    if (promoting.putIfAbsent(path, remote.sst.sizeBytes) == null) {
+      val placed = (target: File) =>
+        try { if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () } }
+        finally { promoting.remove(path); () }
+      val download = SstDownloads.downloads(dir, Seq(remote.sst), placed)(files.openSst(_, version))
+        .map(d =>
+          d.copy(fetch = out =>
+            try d.fetch(out)
+            catch { case e: Throwable => promoting.remove(path); throw e }))
+      downloads.add(SstDownloads.start(download, threads))
+      downloads.removeIf(d => d.isDone && { d.failure.foreach(logPromotionFailure); true })
+      ()
+    }
+  }
+
+  private def logPromotionFailure(e: Throwable): Unit =
+    logWarning(s"Remote mode: bringing an SST file of $dir down failed; it is read from the checkpoint", e)
+
+  /** Numbers the checkpoint copy of the local file at `path` for ranged reads. */
+  private def serve(path: String, sst: SstFile): Served = {
+    val checkpoint = files.sstPath(sst.dfsName)
+    val s = Served(sst, checkpoint.toString, reads.add(checkpoint -> sst.sizeBytes))
+    Option(served.put(path, s)).filter(_.id != s.id).foreach(old => reads.remove(old.id))
+    s
+  }
+
+  private def forget(path: String, s: Served): Unit = if (served.remove(path, s)) reads.remove(s.id)
+
   override def close(): Unit = {
     LocalSstCache.unregister(this)
+    downloads.asScala.foreach(_.cancel())
     fs.close()
     reads.close()
   }
@@ -75,20 +137,22 @@ private[local] final class RemoteFiles private (
 
 private[local] object RemoteFiles {
 
+  /** A checkpoint copy the file system reads: the file, its path in the checkpoint, its number in the ranged reads. */
+  private final case class Served(sst: SstFile, checkpoint: String, id: Long)
+
   /**
    * Opens `dir` in remote mode: `ssts` of the snapshot of `version` (those not local) are read from `files`, each
-   * read bounded by `readTimeoutMs`; the executor's stores keep about `budgetBytes` of SST files locally.
+   * read bounded by `readTimeoutMs`; the executor's stores keep about `budgetBytes` of SST files locally, brought
+   * down `threads` at a time with the executor's other loads.
    */
   def start(dir: File, ssts: Seq[SstFile], files: CheckpointFiles, version: Long, readTimeoutMs: Long,
-      budgetBytes: Long, inCheckpoint: () => Map[String, SstFile]): RemoteFiles = {
+      budgetBytes: Long, threads: Int, inCheckpoint: () => Map[String, SstFile]): RemoteFiles = {
     val reads = files.rangedReads(Nil, readTimeoutMs)
     val fs = new LazyFileSystem(reads, true)
-    val opened = new RemoteFiles(fs, reads, files, dir, version, inCheckpoint)
+    val opened = new RemoteFiles(fs, reads, files, dir, version, threads, inCheckpoint)
     ssts.foreach { sst =>
       val path = new File(dir, sst.localName).getAbsolutePath
-      val checkpoint = files.sstPath(sst.dfsName)
-      opened.remote.put(path, checkpoint.toString)
-      fs.serveRemotely(path, sst.sizeBytes, reads.add(checkpoint -> sst.sizeBytes))
+      fs.serveRemotely(path, sst.sizeBytes, opened.serve(path, sst).id)
     }
     LocalSstCache.register(opened, budgetBytes)
     opened

@@ -27,8 +27,9 @@ private[ttlstore] final class StoreMaintenance(
   extends Logging {
 
   /**
-   * Uploads the newest pending snapshot (in remote mode, then demotes local files over the executor's budget:
-   * [[LocalSstCache]]), then compacts the store if a commit asked for it.
+   * Uploads the newest pending snapshot (in remote mode, then demotes local files over the executor's budget and
+   * fills the room left with the remote files read last: [[LocalSstCache]]), then compacts the store if a commit
+   * asked for it.
    */
   def snapshot(): Unit = {
     try {
