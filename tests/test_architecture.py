@@ -178,6 +178,18 @@ def test_every_line_has_a_capabilities_file_with_the_same_keys_as_every_other():
     assert sorted(p.stem for p in (JVM / "spark").glob("*.capabilities")) == sorted(LINES)
 
 
+def test_every_test_file_marked_for_every_line_is_one_the_other_lines_run():
+    # The other lines run the marked tests of the Makefile's LINE_TESTS only: a file marked but not listed there
+    # runs on the development line alone.
+    listing = re.search(r"^LINE_TESTS :=((?:.*\\\n)*.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert listing is not None
+    listed = set(re.findall(r"tests/(test_\w+\.py)", listing.group(1)))
+    marked = {p.name for p in (ROOT / "tests").glob("test_*.py")
+              if re.search(r"pytest\.mark\.every_line\b", p.read_text())}
+    assert "test_ttl.py" in listed and "test_ttl.py" in marked
+    assert marked - listed == set()
+
+
 def test_the_architecture_pages_adapter_table_names_every_adapter_and_the_directories_it_lives_in():
     rows = re.findall(r"^\| `((?:io\.ttlstore\.spark|state)\.\w+)`[^|]*\| ((?:`[^`]+`(?: · )?)+) \|",
                       (ROOT / "docs" / "architecture.md").read_text(), re.M)
