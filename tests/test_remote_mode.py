@@ -48,6 +48,13 @@ def local_sst_bytes(local: Path) -> int:
     return sst_bytes([f for f in local.rglob("*.sst") if f.parent.name == "db"])
 
 
+def db_options(db: Path) -> dict[str, str]:
+    """The DBOptions section of the OPTIONS file RocksDB wrote last in the directory ``db``."""
+    latest = max(db.glob("OPTIONS-*"), key=lambda p: int(p.name.split("-")[1]))
+    section = latest.read_text().split("[DBOptions]")[1].split("\n[")[0]
+    return dict(line.strip().split("=", 1) for line in section.splitlines() if "=" in line)
+
+
 def within_budget(local: Path, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while local_sst_bytes(local) > BUDGET_MB << 20:
@@ -87,3 +94,6 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     metrics = after.last_progress["stateOperators"][0]["customMetrics"]
     assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
     assert counts(outputs + after.outputs) == running_counts(ROUNDS + ticks + AFTER)
+    # A compaction of remote files reads ahead (on Spark 3.5's RocksDB too, whose default reads a block a request).
+    dbs = {f.parent for f in local.rglob("OPTIONS-*") if f.parent.name == "db"}
+    assert dbs and all(db_options(db)["compaction_readahead_size"] == str(2 << 20) for db in dbs)

@@ -46,6 +46,7 @@ private[local] final class RemoteFiles private (
   /** The files being brought down, by local path, with their size; and the downloads, cancelled at close. */
   private val promoting = new ConcurrentHashMap[String, java.lang.Long]()
   private val downloads = new java.util.concurrent.ConcurrentLinkedQueue[SstDownloads.Pending]()
+  @volatile private var closed = false
 
   override def env: Env = fs.rocksEnv()
 
@@ -99,7 +100,7 @@ private[local] final class RemoteFiles private (
    */
   override def promote(remote: LocalSstCache.Remote): Unit = {
     val path = remote.file.getAbsolutePath
-    if (promoting.putIfAbsent(path, remote.sst.sizeBytes) == null) {
+    if (!closed && promoting.putIfAbsent(path, remote.sst.sizeBytes) == null) {
       val placed = (target: File) =>
         try { if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () } }
         finally { promoting.remove(path); () }
@@ -129,6 +130,7 @@ private[local] final class RemoteFiles private (
 
   override def close(): Unit = {
     LocalSstCache.unregister(this)
+    LocalSstCache.synchronized { closed = true } // no fill under way starts a download after this
     downloads.asScala.foreach(_.cancel())
     fs.close()
     reads.close()
