@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -48,10 +49,11 @@ def local_sst_bytes(local: Path) -> int:
     return sst_bytes([f for f in local.rglob("*.sst") if f.parent.name == "db"])
 
 
-def db_options(db: Path) -> dict[str, str]:
-    """The DBOptions section of the OPTIONS file RocksDB wrote last in the directory ``db``."""
-    latest = max(db.glob("OPTIONS-*"), key=lambda p: int(p.name.split("-")[1]))
-    section = latest.read_text().split("[DBOptions]")[1].split("\n[")[0]
+def db_options(snapshot: Path) -> dict[str, str]:
+    """The DBOptions section of the OPTIONS file a snapshot (a zip of the DB's small files) holds."""
+    with zipfile.ZipFile(snapshot) as z:
+        name = max((n for n in z.namelist() if n.startswith("db/OPTIONS-")), key=lambda n: int(n.split("-")[1]))
+        section = z.read(name).decode().split("[DBOptions]")[1].split("\n[")[0]
     return dict(line.strip().split("=", 1) for line in section.splitlines() if "=" in line)
 
 
@@ -95,5 +97,5 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
     assert counts(outputs + after.outputs) == running_counts(ROUNDS + ticks + AFTER)
     # A compaction of remote files reads ahead (on Spark 3.5's RocksDB too, whose default reads a block a request).
-    dbs = {f.parent for f in local.rglob("OPTIONS-*") if f.parent.name == "db"}
-    assert dbs and all(db_options(db)["compaction_readahead_size"] == str(2 << 20) for db in dbs)
+    snapshots = list((ours.checkpoint / "state").rglob("ttlstore/*.snapshot"))
+    assert snapshots and all(db_options(s)["compaction_readahead_size"] == str(2 << 20) for s in snapshots)

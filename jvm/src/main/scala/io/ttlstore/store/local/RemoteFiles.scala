@@ -35,7 +35,7 @@ private[local] final class RemoteFiles private (
     version: Long,
     threads: Int,
     inCheckpoint: () => Map[String, SstFile]) extends LazyFiles with LocalSstCache.Member with Logging {
-  import RemoteFiles.Served
+  import RemoteFiles.{Promotion, Served}
 
   /**
    * Every file the file system was given a checkpoint copy of, by local path (to name a read that fails, and to bring
@@ -43,9 +43,9 @@ private[local] final class RemoteFiles private (
    */
   private val served = new ConcurrentHashMap[String, Served]()
 
-  /** The files being brought down, by local path, with their size; and the downloads, cancelled at close. */
-  private val promoting = new ConcurrentHashMap[String, java.lang.Long]()
-  private val downloads = new java.util.concurrent.ConcurrentLinkedQueue[SstDownloads.Pending]()
+  /** The files being brought down, by local path; and their downloads, each with its file (cancelled at close). */
+  private val promoting = new ConcurrentHashMap[String, Promotion]()
+  private val downloads = new ConcurrentHashMap[SstDownloads.Pending, (String, Promotion)]()
   @volatile private var closed = false
 
   override def env: Env = fs.rocksEnv()
@@ -81,7 +81,10 @@ private[local] final class RemoteFiles private (
       }
     }
 
-  override def promotingBytes: Long = promoting.values().asScala.map(_.longValue).sum
+  override def promotingBytes: Long = {
+    sweep()
+    promoting.values().asScala.map(_.bytes).sum
+  }
 
   override def demote(local: LocalSstCache.Local): Boolean = local.copy.exists { sst =>
     val path = local.file.getAbsolutePath
@@ -100,23 +103,25 @@ private[local] final class RemoteFiles private (
    */
   override def promote(remote: LocalSstCache.Remote): Unit = {
     val path = remote.file.getAbsolutePath
-    if (!closed && promoting.putIfAbsent(path, remote.sst.sizeBytes) == null) {
+    val promotion = new Promotion(remote.sst.sizeBytes)
+    if (!closed && promoting.putIfAbsent(path, promotion) == null) {
       val placed = (target: File) =>
         try { if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () } }
-        finally { promoting.remove(path); () }
+        finally { promoting.remove(path, promotion); () }
       val download = SstDownloads.downloads(dir, Seq(remote.sst), placed)(files.openSst(_, version))
-        .map(d =>
-          d.copy(fetch = out =>
-            try d.fetch(out)
-            catch { case e: Throwable => promoting.remove(path); throw e }))
-      downloads.add(SstDownloads.start(download, threads))
-      downloads.removeIf(d => d.isDone && { d.failure.foreach(logPromotionFailure); true })
-      ()
+      downloads.put(SstDownloads.start(download, threads), (path, promotion))
     }
   }
 
-  private def logPromotionFailure(e: Throwable): Unit =
-    logWarning(s"Remote mode: bringing an SST file of $dir down failed; it is read from the checkpoint", e)
+  /** Forgets the downloads that ended: a file whose download failed stays remote, and may be chosen again. */
+  private def sweep(): Unit = downloads.asScala.foreach { case (pending, (path, promotion)) =>
+    if (pending.isDone && downloads.remove(pending) != null) {
+      promoting.remove(path, promotion)
+      pending.failure.foreach { e =>
+        logWarning(s"Remote mode: bringing $path down failed; it is read from the checkpoint", e)
+      }
+    }
+  }
 
   /** Numbers the checkpoint copy of the local file at `path` for ranged reads. */
   private def serve(path: String, sst: SstFile): Served = {
@@ -131,13 +136,16 @@ private[local] final class RemoteFiles private (
   override def close(): Unit = {
     LocalSstCache.unregister(this)
     LocalSstCache.synchronized { closed = true } // no fill under way starts a download after this
-    downloads.asScala.foreach(_.cancel())
+    downloads.keySet().asScala.foreach(_.cancel())
     fs.close()
     reads.close()
   }
 }
 
 private[local] object RemoteFiles {
+
+  /** A file being brought down, of `bytes` bytes (one object per download: a later one of the same file is another). */
+  private final class Promotion(val bytes: Long)
 
   /** A checkpoint copy the file system reads: the file, its path in the checkpoint, its number in the ranged reads. */
   private final case class Served(sst: SstFile, checkpoint: String, id: Long)
