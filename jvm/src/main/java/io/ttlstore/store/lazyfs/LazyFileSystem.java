@@ -86,6 +86,14 @@ public final class LazyFileSystem implements AutoCloseable {
   }
 
   /**
+   * The file {@code placed} has just come down whole and checked under its local name: {@link #markLocal marked}
+   * local, or deleted again when RocksDB deleted the file meanwhile (the copy is then no one's).
+   */
+  public void place(java.io.File placed) {
+    if (!markLocal(placed.getAbsolutePath())) placed.delete();
+  }
+
+  /**
    * Remote mode: the local file at {@code path}, whose complete copy {@code file} of {@code size} bytes is in the
    * checkpoint, is read remotely from every reader's next read; the caller then deletes it (a read under way keeps
    * the open file until it returns).

@@ -67,8 +67,7 @@ private[local] object Hydration {
     targets.zip(ssts).zipWithIndex.foreach { case ((target, sst), i) =>
       fs.serveRemotely(target.getPath, sst.sizeBytes, i.toLong)
     }
-    val placed = (target: File) => if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () }
-    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads)
+    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, fs.place)(files.openSst(_, version)), threads)
     new Hydration(fs, reads, pending, targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
       version, (e: Throwable) => LocalDiskFull.named(store, dir, s"download the snapshot of version $version")(throw e))
   }

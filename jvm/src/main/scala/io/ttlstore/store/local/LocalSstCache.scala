@@ -73,24 +73,31 @@ private[local] object LocalSstCache extends Logging {
       case ((left, chosen), r) => if (r.sst.sizeBytes <= left) (left - r.sst.sizeBytes, chosen :+ r) else (left, chosen)
     }._2
 
-  /** Demotes what [[toDemote]] picks over every registered store, then [[fill]]s; returns the bytes demoted. */
+  /** Demotes what [[toDemote]] picks over every registered store, then fills the room left; returns the bytes demoted. */
   def trim(): Long = synchronized {
+    val members = stores.asScala.toSeq
     // A store closed meanwhile has nothing to demote.
-    val local = stores.asScala.toSeq.flatMap(s => scala.util.Try(s.localFiles).getOrElse(Nil))
+    val local = members.flatMap(s => scala.util.Try(s.localFiles).getOrElse(Nil))
     val demoted = toDemote(local, budgetBytes).filter(f => f.store.demote(f)).map(_.bytes).sum
+    val stay = local.map(_.bytes).sum - demoted
     if (demoted > 0) {
       logInfo(s"Remote mode: demoted $demoted bytes of SST files to their checkpoint copies " +
-        s"(${local.map(_.bytes).sum - demoted} bytes stay local, budget $budgetBytes)")
+        s"($stay bytes stay local, budget $budgetBytes)")
     }
-    fill()
+    fillRoom(members, stay)
     demoted
   }
 
   /** Starts bringing down what [[toPromote]] picks over every registered store; returns the bytes it started. */
   def fill(): Long = synchronized {
     val members = stores.asScala.toSeq
+    fillRoom(members, members.map(s => scala.util.Try(s.localFiles.map(_.bytes).sum).getOrElse(0L)).sum)
+  }
+
+  /** [[fill]], the stores' local files (those being brought down left out) holding `localBytes`. */
+  private def fillRoom(members: Seq[Member], localBytes: Long): Long = {
     // A store closed meanwhile has nothing to bring down.
-    val held = members.map(s => scala.util.Try(s.localFiles.map(_.bytes).sum + s.promotingBytes).getOrElse(0L)).sum
+    val held = localBytes + members.map(s => scala.util.Try(s.promotingBytes).getOrElse(0L)).sum
     val chosen = toPromote(members.flatMap(s => scala.util.Try(s.remoteFiles).getOrElse(Nil)), budgetBytes - held)
     chosen.foreach(r => scala.util.Try(r.store.promote(r)))
     val started = chosen.map(_.sst.sizeBytes).sum

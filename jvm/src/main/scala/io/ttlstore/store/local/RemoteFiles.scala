@@ -106,7 +106,7 @@ private[local] final class RemoteFiles private (
     val promotion = new Promotion(remote.sst.sizeBytes)
     if (!closed && promoting.putIfAbsent(path, promotion) == null) {
       val placed = (target: File) =>
-        try { if (!fs.markLocal(target.getAbsolutePath)) { target.delete(); () } }
+        try fs.place(target)
         finally { promoting.remove(path, promotion); () }
       val download = SstDownloads.downloads(dir, Seq(remote.sst), placed)(files.openSst(_, version))
       downloads.put(SstDownloads.start(download, threads), (path, promotion))
