@@ -5,8 +5,9 @@ has no local copy waits for no download (it fills its budget in the background).
 
 Here a real query's state outgrows a 1 MiB budget several times; after each upload the local SST files return to
 the budget, every batch counts as Spark's HDFS provider does (``running_counts``), and the query restarted with its
-stores unloaded counts on from files it reads remotely. ``jvm/.../RemoteModeSuite`` proves the same on one store,
-``make test-native-fs`` the file system's demotion under sanitizers.
+stores unloaded counts on from files it reads remotely (``ttlstoreCheckpointReads``); restarted again with a budget
+that holds its state, it brings the files down and soon reads none remotely. ``jvm/.../RemoteModeSuite`` proves the
+same on one store, ``make test-native-fs`` the file system's demotion under sanitizers.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from conftest import TTL_PROVIDER, run_rounds, unload_state_stores
 pytestmark = pytest.mark.every_line
 
 BUDGET_MB = 1
+#: A budget that holds the whole state.
+LARGE_BUDGET_MB = 64
 
 
 def key(r: int, i: int) -> str:
@@ -38,7 +41,15 @@ def key(r: int, i: int) -> str:
 
 
 ROUNDS = [rows(*(key(r, i) for i in range(20_000))) for r in range(4)]
-AFTER = [rows(key(0, 1), key(3, 7), "new")]
+
+
+def stored(r: int) -> list[dict]:
+    """A batch of 2,000 keys stored by round ``r``, over all its files (a round's keys sort together), and a new one."""
+    return rows(*(key(r, i) for i in range(0, 20_000, 10)), f"new-{r}")
+
+
+def checkpoint_reads(progress: dict) -> int:
+    return progress["stateOperators"][0]["customMetrics"]["ttlstoreCheckpointReads"]
 
 
 def sst_bytes(files: list[Path]) -> int:
@@ -90,12 +101,34 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
         f"the state outgrew the budget several times: {sst_bytes(checkpoint_ssts):,} SST bytes in the checkpoint")
 
     unload_state_stores(spark)
-    after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, AFTER, "update", extra_conf=conf,
-                       first_round=len(ROUNDS) + len(ticks))
+    batches = ROUNDS + ticks
+    after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(0)], "update", extra_conf=conf,
+                       first_round=len(batches))
     assert after.last_progress is not None
     metrics = after.last_progress["stateOperators"][0]["customMetrics"]
     assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
-    assert counts(outputs + after.outputs) == running_counts(ROUNDS + ticks + AFTER)
+    assert metrics["ttlstoreCheckpointReads"] > 0 and metrics["ttlstoreCheckpointBytesRead"] > 0, (
+        "lookups of keys the budget cannot hold read them from the checkpoint")
+    outputs += after.outputs
+    batches.append(stored(0))
+
+    # Restarted with a budget that holds the state, the stores bring their files down in the background: within
+    # a few batches (each of keys no earlier batch read, so none in the block cache) none is read remotely.
+    unload_state_stores(spark)
+    reads = []
+    for r in range(1, len(ROUNDS)):
+        large = {**conf, ttlstore.settings.PREFIX + "remote.localCacheMB": str(LARGE_BUDGET_MB)}
+        more = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(r)], "update",
+                          extra_conf=large, first_round=len(batches))
+        assert more.last_progress is not None
+        reads.append(checkpoint_reads(more.last_progress))
+        outputs += more.outputs
+        batches.append(stored(r))
+        if reads[-1] == 0:
+            break
+        time.sleep(2)
+    assert reads[-1] == 0, f"reads from the checkpoint per batch, with a budget that holds the state: {reads}"
+    assert counts(outputs) == running_counts(batches)
     # A compaction of remote files reads ahead (on Spark 3.5's RocksDB too, whose default reads a block a request).
     snapshots = list((ours.checkpoint / "state").rglob("ttlstore/*.snapshot"))
     assert snapshots and all(db_options(s)["compaction_readahead_size"] == str(2 << 20) for s in snapshots)

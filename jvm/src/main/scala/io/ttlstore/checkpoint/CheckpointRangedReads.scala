@@ -3,7 +3,7 @@ package io.ttlstore.checkpoint
 import java.io.{Closeable, FileNotFoundException, IOException}
 import java.nio.ByteBuffer
 import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Executors, ThreadFactory, TimeUnit, TimeoutException}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.{AtomicInteger, LongAdder}
 
 import scala.util.control.NonFatal
 
@@ -19,6 +19,7 @@ import io.ttlstore.store.lazyfs.RangedReads
  * block read, s3a by a ranged GET). A read that
  * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error;
  * so does one the file system has not answered within `timeoutMs` (0: no bound), whose stream is then dropped.
+ * [[served]] counts the reads answered and their bytes.
  */
 final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq[(Path, Long)], timeoutMs: Long = 0L)
   extends RangedReads
@@ -26,7 +27,11 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq
   private val streams = new ConcurrentHashMap[Integer, FSDataInputStream]()
   private val files = new ConcurrentHashMap[Integer, (Path, Long)]()
   private val numbered = new AtomicInteger()
+  private val (reads, bytesRead) = (new LongAdder, new LongAdder)
   initial.foreach(add)
+
+  /** The reads answered so far, and their bytes. */
+  def served: CheckpointRangedReads.Served = CheckpointRangedReads.Served(reads.sum(), bytesRead.sum())
 
   /** Numbers the checkpoint file `file` (its path and size) for reads. */
   def add(file: (Path, Long)): Long = {
@@ -55,6 +60,8 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq
         case NonFatal(e) => throw new IOException(s"reading $range: $e", e)
       }
       into.put(bytes)
+      reads.increment()
+      bytesRead.add(n.toLong)
     }
     n
   }
@@ -88,6 +95,15 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq
 }
 
 object CheckpointRangedReads {
+
+  /** Reads the checkpoint answered, and their bytes. */
+  final case class Served(reads: Long, bytes: Long) {
+    def -(earlier: Served): Served = Served(reads - earlier.reads, bytes - earlier.bytes)
+  }
+
+  object Served {
+    val Zero: Served = Served(0L, 0L)
+  }
 
   /** What a read of a file the checkpoint no longer has says after the file's path. */
   val Missing = "is missing from the checkpoint"

@@ -40,6 +40,8 @@ private[local] final class Hydration private (
 
   override def named(e: RocksDBException): Option[TtlStoreException] = ServedFileErrors.named(e, version, served)
 
+  override def checkpointReads: CheckpointRangedReads.Served = reads.served
+
   /**
    * After the DB closed: skips the downloads not started, waits for those under way, frees the file system. A
    * download that had failed is logged: a store closed before its next version would otherwise never say so (its

@@ -2,6 +2,7 @@ package io.ttlstore.store.rocksdb
 
 import org.rocksdb.{Env, RocksDBException}
 
+import io.ttlstore.checkpoint.CheckpointRangedReads
 import io.ttlstore.errors.TtlStoreException
 
 /**
@@ -20,4 +21,7 @@ trait LazyFiles extends AutoCloseable {
 
   /** RocksDB's failure `e` to read a file it read from the checkpoint, named as that checkpoint file; else None. */
   def named(e: RocksDBException): Option[TtlStoreException]
+
+  /** The reads of SST files the checkpoint answered so far (RocksDB's reads of files not local), and their bytes. */
+  def checkpointReads: CheckpointRangedReads.Served
 }

@@ -43,7 +43,7 @@ final class RocksDbHandle private (
     /** The native point read, or null: RocksJava's `get` then ([[NativeReadsLib]]). */
     reads: NativeReadsLib,
     /** The SST files still coming down when it opened ([[LazyFiles]]); closed after the DB. */
-    lazyFiles: Option[LazyFiles]) extends AutoCloseable {
+    val lazyFiles: Option[LazyFiles]) extends AutoCloseable {
 
   // handles(0) is the legacy family: rows of an adopted checkpoint in their plain format.
   private val legacyFamily = handles(0)

@@ -31,6 +31,11 @@ object StoreMetrics {
     "ttlstoreSnapshotUploadLatencyMs", "ttlstore: time to upload snapshots (ms)")
   val SnapshotBytesUploaded = StateStoreCustomSumMetric(
     "ttlstoreSnapshotBytesUploaded", "ttlstore: snapshot bytes uploaded (new SSTs and metadata)")
+  val CheckpointReads = StateStoreCustomSumMetric(
+    "ttlstoreCheckpointReads",
+    "ttlstore: reads of SST files not local that the checkpoint served (lazy and remote mode)")
+  val CheckpointBytesRead = StateStoreCustomSumMetric(
+    "ttlstoreCheckpointBytesRead", "ttlstore: bytes of SST files not local read from the checkpoint")
   val SstBytes = StateStoreCustomSizeMetric(
     "ttlstoreSstBytes", "ttlstore: size of the live SST files")
 
@@ -66,7 +71,7 @@ object StoreMetrics {
 
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, SnapshotsRepaired, SnapshotsUploaded,
-    SnapshotUploadLatencyMs, SnapshotBytesUploaded, SstBytes,
+    SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit)
@@ -91,6 +96,8 @@ object StoreMetrics {
     SnapshotsUploaded -> commit.uploads.count,
     SnapshotUploadLatencyMs -> commit.uploads.latencyMs,
     SnapshotBytesUploaded -> commit.uploads.bytes,
+    CheckpointReads -> commit.checkpointReads.reads,
+    CheckpointBytesRead -> commit.checkpointReads.bytes,
     SstBytes -> sstBytes,
     ExpiredRemovedOnAccess -> expiry.onAccess,
     ExpiredRemovedBySweep -> expiry.bySweep,

@@ -1,6 +1,6 @@
 package io.ttlstore.store.version
 
-import io.ttlstore.checkpoint.{SnapshotUploader, SstDownloads}
+import io.ttlstore.checkpoint.{CheckpointRangedReads, SnapshotUploader, SstDownloads}
 
 // What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
 // rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
@@ -25,8 +25,12 @@ object LoadFigures {
     else load
 }
 
-/** What a commit did, and the snapshot uploads maintenance finished since the previous commit. */
-final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload)
+/**
+ * What a commit did, the snapshot uploads maintenance finished since the previous commit, and the reads of SST files
+ * not local that the checkpoint answered while the version was open (lazy and remote mode).
+ */
+final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload,
+    checkpointReads: CheckpointRangedReads.Served = CheckpointRangedReads.Served.Zero)
 
 object CommitFigures {
   val Zero: CommitFigures = CommitFigures(0L, 0L, SnapshotUploader.Upload.Zero)
