@@ -1,17 +1,19 @@
 package io.ttlstore
 
+import java.io.FileNotFoundException
 import java.net.{ConnectException, URI}
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.function.Consumer
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FSDataInputStream, FSInputStream, FileStatus, Path, RawLocalFileSystem}
 
 /**
  * The local file system under the scheme `hooked://`, which runs a test's hook just before it opens
  * a file: the test steps in between a reader's listing and its reads, as another process would. And
  * once a test took it down ([[HookedFileSystem.downFrom]]), it refuses every open and listing, as a file
- * system that stopped answering does.
+ * system that stopped answering does. A positioned read of a file deleted since it was opened fails, as an object
+ * store's ranged GET does (a local file stays readable through an open stream).
  */
 final class HookedFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("hooked:///")
@@ -25,7 +27,7 @@ final class HookedFileSystem extends RawLocalFileSystem {
       case hook: Consumer[Path @unchecked] => hook.accept(f)
       case _ =>
     }
-    super.open(f, bufferSize)
+    new FSDataInputStream(new HookedFileSystem.ObjectRead(super.open(f, bufferSize), f, () => exists(f)))
   }
 
   override def listStatus(f: Path): Array[FileStatus] = {
@@ -42,6 +44,26 @@ final class HookedFileSystem extends RawLocalFileSystem {
 }
 
 object HookedFileSystem {
+
+  /** `in`, the stream of `path`, whose positioned reads fail once the file is gone. */
+  private final class ObjectRead(in: FSDataInputStream, path: Path, exists: () => Boolean) extends FSInputStream {
+    override def seek(pos: Long): Unit = in.seek(pos)
+    override def getPos: Long = in.getPos
+    override def seekToNewSource(targetPos: Long): Boolean = false
+    override def read(): Int = in.read()
+    override def read(b: Array[Byte], off: Int, len: Int): Int = in.read(b, off, len)
+    override def read(position: Long, buffer: Array[Byte], offset: Int, length: Int): Int = {
+      found()
+      in.read(position, buffer, offset, length)
+    }
+    override def readFully(position: Long, buffer: Array[Byte], offset: Int, length: Int): Unit = {
+      found()
+      in.readFully(position, buffer, offset, length)
+    }
+    override def available(): Int = in.available()
+    override def close(): Unit = in.close()
+    private def found(): Unit = if (!exists()) throw new FileNotFoundException(s"$path: no such file")
+  }
   private val Key = "io.ttlstore.test.hookedFileSystem"
   private val DownKey = "io.ttlstore.test.hookedFileSystem.down"
   private val ListKey = "io.ttlstore.test.hookedFileSystem.list"

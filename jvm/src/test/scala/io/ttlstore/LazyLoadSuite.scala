@@ -73,9 +73,6 @@ class LazyLoadSuite extends AnyFunSuite {
                 assert(localSsts(local).isEmpty, "no SST file came down: every row was read from the checkpoint")
                 store.put(key("new"), value(1))
                 store.commit()
-                val served = store.metrics.customMetrics.map { case (m, v) => m.name -> v }
-                assert(served("ttlstoreCheckpointReads") > 0 && served("ttlstoreCheckpointBytesRead") > 0,
-                  "the version counts its reads from the checkpoint")
               }
             }
           finally release.countDown()

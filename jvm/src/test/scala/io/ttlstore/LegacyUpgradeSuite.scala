@@ -52,7 +52,7 @@ class LegacyUpgradeSuite extends AnyFunSuite {
     store.metrics.customMetrics.collectFirst { case (m, v) if m.name == name => v }.get
 
   private def familySizes(p: TtlStateStoreProvider): (Int, Int) = {
-    def count(it: org.rocksdb.RocksIterator): Int =
+    def count(it: io.ttlstore.store.rocksdb.CheckedIterator): Int =
       try {
         var n = 0; it.seekToFirst(); while (it.isValid) { n += 1; it.next() }; n
       } finally it.close()

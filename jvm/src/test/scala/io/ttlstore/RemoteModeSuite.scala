@@ -13,6 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{CheckpointFiles, VersionFile}
 import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.store.lazyfs.LazyFileSystem
 
 /**
@@ -25,8 +26,10 @@ class RemoteModeSuite extends AnyFunSuite {
   private val Versions = 9
   private val BudgetMb = 1L
 
+  /** A provider whose checkpoint reads as an object store's does ([[HookedFileSystem]]). */
   private def provider(checkpoint: File, localDir: File, settings: (String, String)*): TtlStateStoreProvider =
-    newProvider(TtlProvider, checkpoint, storeConf(settings :+ (TtlStoreConfig.LocalDir.key -> localDir.getPath): _*))
+    newProvider(TtlProvider, checkpoint, storeConf(settings :+ (TtlStoreConfig.LocalDir.key -> localDir.getPath): _*),
+      location = Some(HookedFileSystem.location(checkpoint)), hadoop = HookedFileSystem.conf)
       .asInstanceOf[TtlStateStoreProvider]
 
   private def remote(checkpoint: File, localDir: File, budgetMb: Long = BudgetMb): TtlStateStoreProvider =
@@ -132,6 +135,65 @@ class RemoteModeSuite extends AnyFunSuite {
           val held = localSstBytesOnce(local)(_ > 0)
           assert(held > 0 && held <= (half << 20), s"$held bytes came down into a budget of $half MiB")
           assert(read(p, Versions.toLong) == expected)
+        }
+      }
+    }
+  }
+
+  private def checkpointSstNames(checkpoint: File): Set[String] =
+    Option(new File(checkpoint, "0/0/ttlstore/sst").listFiles()).toSeq.flatten.map(_.getName).toSet
+
+  /** A day's TTL with the native filter, whose compactions rewrite every file (RocksDB's bottommost level too). */
+  private val Rewriting = Seq(TtlStoreConfig.Ttl.key -> "1d", TtlStoreConfig.NativeFilterEnabled.key -> "true")
+
+  /**
+   * The store, written in remote mode by `a` (in `localDir`) with most of its files read from the checkpoint, moves
+   * to another executor, `b`, fetching every file, which compacts every file anew and commits 7 versions more with
+   * their snapshots; b's cleanup then deletes the files b's lineage no longer uses, every one of a's. Returns a's
+   * last version, and b's last version and its rows.
+   */
+  private def movedAway(checkpoint: File, localDir: File)(body: (TtlStateStoreProvider, Long, Long,
+          Map[(String, Int), Long]) => Unit): Unit =
+    withProvider(provider(checkpoint, localDir, Rewriting :+ (TtlStoreConfig.RemoteCacheMb.key -> "1"): _*)) { a =>
+      val written = this.written(a)
+      val left = settled(a, localDir, Versions.toLong).getOrElse(fail("a's local SST files never fit its budget"))
+      val aFiles = checkpointSstNames(checkpoint)
+      val last = withTempDir { localB =>
+        withProvider(provider(checkpoint, localB, Rewriting: _*)) { b =>
+          b.getStore(left).abort()
+          // Compactions read without filling the block cache, which b shares with a here (on another executor
+          // it would not): a's reads below find no block of a's files there.
+          b.localStore.db.compactNow()
+          val last = (0 until 7).foldLeft(left) { (v, _) =>
+            val next = commitVersion(b, v, ("tick", 0) -> Some(v))
+            b.doSnapshotMaintenance()
+            next
+          }
+          b.doCleanupMaintenance()
+          last
+        }
+      }
+      assert(aFiles.intersect(checkpointSstNames(checkpoint)).isEmpty, "b's cleanup deleted every file of a's")
+      body(a, left, last, written + (("tick", 0) -> (last - 1)))
+    }
+
+  test("a store that moved to another executor and back restores that executor's snapshot, never reading files gone") {
+    withTempDir { checkpoint =>
+      withTempDir { local =>
+        movedAway(checkpoint, local) { (a, _, last, expected) =>
+          assert(read(a, last) == expected, "a's DB, whose files b's cleanup deleted, is not built on")
+        }
+      }
+    }
+  }
+
+  test(
+    "a store left behind that reads a file another executor's cleanup deleted fails by name, never with wrong rows") {
+    withTempDir { checkpoint =>
+      withTempDir { local =>
+        movedAway(checkpoint, local) { (a, left, _, _) =>
+          val e = intercept[TtlStoreException](read(a, left))
+          assert(e.errorName == "SST_MISSING" && e.getMessage.contains("/ttlstore/sst/"), e.getMessage)
         }
       }
     }

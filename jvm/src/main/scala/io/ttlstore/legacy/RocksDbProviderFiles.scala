@@ -111,6 +111,12 @@ final class RocksDbProviderFiles(val storeDir: Path, hadoopConf: Configuration) 
             naming(zipPath(version), version)(put(it.key(), decoded(it.value(), zipPath(version), version)))
             it.next()
           }
+          // An iteration that failed to read ends as if the rows ran out: its status says which.
+          try it.status()
+          catch {
+            case e: RocksDBException =>
+              throw AdoptionErrors.legacyFileCorrupted(zipPath(version).toString, version, e.getMessage)
+          }
         } finally it.close()
       } finally { db.close(); options.close() }
     } finally FileUtils.deleteQuietly(dir)

@@ -79,10 +79,10 @@ final class RocksDbHandle private (
 
   private def wrap[T](operation: String)(body: => T): T =
     try body
-    catch {
-      case e: RocksDBException =>
-        throw lazyFiles.flatMap(_.named(e)).getOrElse(RocksDbHandle.failure(storeName, dir, operation, e))
-    }
+    catch { case e: RocksDBException => throw named(operation, e) }
+
+  private def named(operation: String, e: RocksDBException): Throwable =
+    lazyFiles.flatMap(_.named(e)).getOrElse(RocksDbHandle.failure(storeName, dir, operation, e))
 
   def get(key: Array[Byte]): Array[Byte] = wrap("get a key") {
     if (reads != null) reads.get(dbHandle, timestampedHandle, key)
@@ -123,10 +123,12 @@ final class RocksDbHandle private (
   def newLegacyBatch(): BatchWriter = new BatchWriter(legacyFamily)
 
   /** An iterator over the current rows; it sees the rows as they were when it was created. */
-  def newIterator(): RocksIterator = db.newIterator(timestampedFamily, readOptions)
+  def newIterator(): CheckedIterator =
+    new CheckedIterator(db.newIterator(timestampedFamily, readOptions), named("read its rows", _))
 
   /** An iterator over the legacy family's rows (rows in a format without timestamps). */
-  def newLegacyIterator(): RocksIterator = db.newIterator(legacyFamily, readOptions)
+  def newLegacyIterator(): CheckedIterator =
+    new CheckedIterator(db.newIterator(legacyFamily, readOptions), named("read its legacy rows", _))
 
   /**
    * A consistent copy of the current files in `target` (hard links; flushes the memtable); one that

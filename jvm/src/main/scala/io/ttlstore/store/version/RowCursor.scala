@@ -1,7 +1,7 @@
 package io.ttlstore.store.version
 
-import org.rocksdb.RocksIterator
 import io.ttlstore.store.codec.TimestampedValue
+import io.ttlstore.store.rocksdb.CheckedIterator
 
 /**
  * A position in a store's rows, in key order, with values in the timestamped format. Scans read
@@ -24,7 +24,7 @@ trait RowCursor extends AutoCloseable {
 object RowCursor {
 
   /** The timestamped family alone (no legacy rows). */
-  final class Current(it: RocksIterator) extends RowCursor {
+  final class Current(it: CheckedIterator) extends RowCursor {
     override def seekToFirst(): Unit = it.seekToFirst()
     override def seek(key: Array[Byte]): Unit = it.seek(key)
     override def isValid: Boolean = it.isValid
@@ -39,7 +39,7 @@ object RowCursor {
    * Both families merged in key order without moving anything (KIP-258). A key is in at most one
    * family (every write takes it out of the legacy one); were it in both, the timestamped row wins.
    */
-  final class Merged(current: RocksIterator, legacy: RocksIterator, legacyStamp: Long) extends RowCursor {
+  final class Merged(current: CheckedIterator, legacy: CheckedIterator, legacyStamp: Long) extends RowCursor {
     private var onLegacy = false
 
     override def seekToFirst(): Unit = { current.seekToFirst(); legacy.seekToFirst(); pick() }
