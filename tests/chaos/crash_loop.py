@@ -14,7 +14,12 @@ has seen, recorded with each version), against the same queries on ttlstore with
 The variant "executors killed while stores load" runs on Spark's `local-cluster` master (two executor
 JVMs): after each start of the driver, while its first batches load every store from the checkpoint (a
 snapshot's files and the changelogs after it, fetched at once), one executor is killed with SIGKILL too;
-its stores load again on the other executor or on the one its worker starts anew.
+its stores load again on the other executor or on the one its worker starts anew. Two more do the same
+with the checkpoints on an object store emulated over local files (`shaped://`, ShapedFileSystem, test
+code: every request waits, every stream is slow), so that the kills meet stores that open before their
+files are local: with `lazyLoad.enabled` (the kills land while the files come down and the batches read
+them from the checkpoint) and in remote mode with a 1 MiB budget (the state read mostly from the
+checkpoint, files demoted and brought down).
 
 `tests/test_crash_loop.py` runs a few kills in `make test`; `make chaos` runs this script with
 hundreds and writes its figures to bench-output/chaos.json and docs/reliability.md; `--variant`
@@ -40,7 +45,9 @@ from processes import kill_group  # tests/ is on PYTHONPATH (conftest, make chao
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "cluster"))
+sys.path.insert(0, str(ROOT / "bench"))
 from executors import spark_home  # noqa: E402
+from ladder import test_classes  # noqa: E402
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 TTL_PROVIDER = "io.ttlstore.TtlStateStoreProvider"
@@ -114,6 +121,20 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
                 kill_group(child)
 
 
+# What a store that opens before its SST files are local logs (Hydration), at its open and once they all are.
+LAZY_OPEN, LAZY_DONE = "were local; they come down while it reads them", "ms after it opened"
+
+
+def hydrations_cut(work: Path) -> tuple[int, int]:
+    """In the executors' logs of a local-cluster loop: how many stores opened before their files were local, and how
+    many of those a kill ended before the files all were (the log of the executor ends with no line saying so)."""
+    opened = done = 0
+    for log in (work / "spark-home" / "work").glob("*/*/stderr"):
+        text = log.read_text(errors="replace")
+        opened, done = opened + text.count(LAZY_OPEN), done + text.count(LAZY_DONE)
+    return opened, opened - done
+
+
 @dataclass(frozen=True)
 class Variant:
     """ttlstore's settings for one loop, the queries it runs, and the provider of the run without faults."""
@@ -125,10 +146,28 @@ class Variant:
     # Input files where not the run's number: a round on local-cluster gets through more batches before its kill,
     # so that its kills still meet loads rather than a query with nothing left to do.
     input_files: int | None = None
+    # Events per file and keys where not the run's numbers (more of both: more state for each store to load).
+    rows: int | None = None
+    keys: int | None = None
+    # The loop's checkpoints on an object store emulated over the local files (its reference's stay local).
+    shaped: bool = False
 
     @property
     def reference_confs(self) -> list[str]:
         return list(self.confs) if self.reference == TTL_PROVIDER else []
+
+    def loop_confs(self) -> list[str]:
+        """The loop's settings: the variant's, and with `shaped` the emulated object store's (slow enough that a
+        store's files take seconds to come down) with the test classes that serve it."""
+        if not self.shaped:
+            return list(self.confs)
+        classes = test_classes()
+        return [*self.confs, f"spark.driver.extraClassPath={classes}", f"spark.executor.extraClassPath={classes}",
+                "spark.hadoop.fs.shaped.impl=io.ttlstore.bench.ShapedFileSystem",
+                "spark.hadoop.fs.shaped.latencyMs=30", "spark.hadoop.fs.shaped.streamMBps=1"]
+
+    def checkpoints(self, work: Path) -> str | None:
+        return f"shaped://{work / 'checkpoints'}" if self.shaped else None
 
 
 TTL_KEY = "spark.sql.streaming.stateStore.ttlstore."
@@ -140,6 +179,12 @@ VARIANTS = {
         query_set="expiring", reference=TTL_PROVIDER),
     "executors killed while stores load (local-cluster, TTL 1 day)": Variant(
         (TTL_KEY + "ttl=1 day",), query_set="pair", master="local-cluster[2,1,1024]", input_files=150),
+    "executors killed while stores open lazily (local-cluster, lazyLoad.enabled, emulated object store)": Variant(
+        (TTL_KEY + "ttl=1 day", TTL_KEY + "lazyLoad.enabled=true"), query_set="pair",
+        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True),
+    "executors killed in remote mode (local-cluster, remote.localCacheMB=1, emulated object store)": Variant(
+        (TTL_KEY + "ttl=1 day", TTL_KEY + "remote.localCacheMB=1"), query_set="pair",
+        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True),
 }
 
 
@@ -154,22 +199,23 @@ def chaos(out: Path, kills: int, seed: int, files: int, rows: int, keys: int, ti
         if name not in titles:
             continue
         reference = out / f"reference-{n}"
-        variant_files = variant.input_files or files
-        write_input(reference / "input", seed, variant_files, rows, keys)
+        variant_files, variant_rows, variant_keys = variant.input_files or files, variant.rows or rows, variant.keys or keys
+        write_input(reference / "input", seed, variant_files, variant_rows, variant_keys)
         run(reference, variant.reference, variant.reference_confs, kills=0, seed=seed, query_set=variant.query_set)
         expected = results(reference, variant.query_set)
         work = out / f"variant-{n}"
-        write_input(work / "input", seed, variant_files, rows, keys)
+        write_input(work / "input", seed, variant_files, variant_rows, variant_keys)
         started = time.monotonic()
-        done = run(work, TTL_PROVIDER, list(variant.confs), kills=kills, seed=seed + n + 1, query_set=variant.query_set,
-                   master=variant.master)
+        done = run(work, TTL_PROVIDER, variant.loop_confs(), kills=kills, seed=seed + n + 1,
+                   query_set=variant.query_set, master=variant.master, checkpoints=variant.checkpoints(work))
         got = results(work, variant.query_set)
         report["variants"][name] = {
-            **done, "seconds": round(time.monotonic() - started), "files": variant_files,
+            **done, "seconds": round(time.monotonic() - started), "files": variant_files, "events": variant_rows,
             "reference": variant.reference.rsplit(".", 1)[-1],
             "equal": {q: got[q] == expected[q] for q in expected},
             "rows": {q: len(expected[q]) for q in expected},
             "restarted_counts": restarted_counts(work) if variant.query_set == "expiring" else None,
+            "lazy_opens": hydrations_cut(work) if variant.master else None,
         }
         print(f"{name}: {done['kills']} kills, results equal: {report['variants'][name]['equal']}", flush=True)
     return report

@@ -90,7 +90,8 @@ def crash_loop_section(report: dict, titles: list[str], earlier: str) -> str:
              "had started, restarted until the input was done; results compared with the same queries run without "
              "faults on the reference provider (the TTL-expiring variant: ttlstore with the same settings, its running "
              "counts restarting where rows expired). On `local-cluster`, an executor is also killed 0-3 s after each "
-             "start, while the stores load.", "",
+             "start, while the stores load; where they open before their files are local, the executors' logs count "
+             "the stores that did and those a kill met before all their files were.", "",
              "| variant | measured | input files | kills survived (driver, executor) | reference | results equal to "
              "the run without faults | time |",
              "|---|---|---|---|---|---|---|"]
@@ -104,7 +105,11 @@ def crash_loop_section(report: dict, titles: list[str], earlier: str) -> str:
             "NOT " + ", ".join(q for q, ok in v["equal"].items() if not ok)
         if v.get("restarted_counts") is not None:
             equal += f"; {v['restarted_counts']} running counts restarted after expiry"
-        lines.append(f"| {title} | {report['measured']} | {v['files']} | {v['kills']}, {v['executor_kills']} | "
+        if v.get("lazy_opens") and v["lazy_opens"][0]:
+            equal += (f"; {v['lazy_opens'][0]} stores opened before their files were local, {v['lazy_opens'][1]} of "
+                      "them killed before the files all were")
+        files = f"{v['files']}" + (f" of {v['events']} events" if v.get("events", report["rows"]) != report["rows"] else "")
+        lines.append(f"| {title} | {report['measured']} | {files} | {v['kills']}, {v['executor_kills']} | "
                      f"{v['reference']} | {equal} | {v['seconds'] // 60} min |")
     return "\n".join(lines) + "\n"
 

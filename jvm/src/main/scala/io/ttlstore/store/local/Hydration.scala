@@ -1,6 +1,7 @@
 package io.ttlstore.store.local
 
 import java.io.File
+import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.internal.Logging
 import org.rocksdb.{Env, RocksDBException}
@@ -55,7 +56,7 @@ private[local] final class Hydration private (
   }
 }
 
-private[local] object Hydration {
+private[local] object Hydration extends Logging {
 
   /**
    * Starts serving `ssts` of the snapshot of `version` in `dir` from `files` (each read bounded by `readTimeoutMs`),
@@ -69,7 +70,18 @@ private[local] object Hydration {
     targets.zip(ssts).zipWithIndex.foreach { case ((target, sst), i) =>
       fs.serveRemotely(target.getPath, sst.sizeBytes, i.toLong)
     }
-    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, fs.place)(files.openSst(_, version)), threads)
+    val started = System.nanoTime()
+    val left = new AtomicInteger(ssts.size)
+    val placed = (target: File) => {
+      fs.place(target)
+      if (left.decrementAndGet() == 0) {
+        logInfo(s"$store: the ${ssts.size} SST files of version $version are local, " +
+          s"${(System.nanoTime() - started) / 1000000L} ms after it opened")
+      }
+    }
+    logInfo(s"$store opened version $version before its ${ssts.size} SST files " +
+      s"(${ssts.map(_.sizeBytes).sum} bytes) were local; they come down while it reads them from the checkpoint")
+    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads)
     new Hydration(fs, reads, pending, targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
       version, (e: Throwable) => LocalDiskFull.named(store, dir, s"download the snapshot of version $version")(throw e))
   }
