@@ -14,12 +14,12 @@ has seen, recorded with each version), against the same queries on ttlstore with
 The variant "executors killed while stores load" runs on Spark's `local-cluster` master (two executor
 JVMs): after each start of the driver, while its first batches load every store from the checkpoint (a
 snapshot's files and the changelogs after it, fetched at once), one executor is killed with SIGKILL too;
-its stores load again on the other executor or on the one its worker starts anew. Two more do the same
-with the checkpoints on an object store emulated over local files (`shaped://`, ShapedFileSystem, test
-code: every request waits, every stream is slow), so that the kills meet stores that open before their
-files are local: with `lazyLoad.enabled` (the kills land while the files come down and the batches read
-them from the checkpoint) and in remote mode with a 1 MiB budget (the state read mostly from the
-checkpoint, files demoted and brought down).
+its stores load again on the other executor or on the one its worker starts anew. Two more kill, after
+each start, the executor that first logs that a store opened before its files were local (with
+`lazyLoad.enabled`) or that it brings files down into its budget (in remote mode, 1 MiB), 0-1.5 s after
+it does, with the checkpoints on an object store emulated over local files (`shaped://`,
+ShapedFileSystem, test code: every request waits, every stream is slow) so that the files take seconds to
+come down: the kills land while stores read their files from the checkpoint and bring them down.
 
 `tests/test_crash_loop.py` runs a few kills in `make test`; `make chaos` runs this script with
 hundreds and writes its figures to bench-output/chaos.json and docs/reliability.md; `--variant`
@@ -76,12 +76,33 @@ def kill_an_executor(child: subprocess.Popen, rng: random.Random, max_delay: flo
     return True
 
 
+def kill_the_executor_that_logs(child: subprocess.Popen, rng: random.Random, logs: Path, line: str,  # type: ignore[type-arg]
+                                started: float, wait: float = 120.0) -> bool:
+    """Kills with SIGKILL the executor of the driver's local cluster whose log (under `logs`, a worker's work
+    directory, in an application started after `started`) first shows `line`, 0-1.5 s after it does; whether it
+    did (not if the driver ended or no executor logged it within `wait` seconds)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and child.poll() is None:
+        for log in logs.glob("app-*/*/stderr"):
+            if log.stat().st_mtime >= started and line in (text := log.read_text(errors="replace")):
+                pid = text.split("process name: ", 1)[1].split("@", 1)[0] if "process name: " in text else ""
+                time.sleep(rng.uniform(0, 1.5))
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ValueError, ProcessLookupError):
+                    return False
+                return True
+        time.sleep(0.1)
+    return False
+
+
 def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_delay: float = 8.0,
         timeout: float = 600.0, query_set: str = "classic", checkpoints: str | None = None,
-        master: str | None = None) -> dict:
+        master: str | None = None, kill_after: str | None = None) -> dict:
     """Runs the driver until it finishes, killing it `kills` times first; returns the kills' moments.
     `checkpoints`: where the checkpoints go (a URI), by default `work/checkpoints`. On a `local-cluster`
-    `master`, an executor is killed too after each start, 0-3 s in, while the stores load."""
+    `master`, an executor is killed too after each start: 0-3 s in, while the stores load, or with `kill_after`
+    the first to log that line, 0-1.5 s after it does (the driver's kill follows)."""
     rng = random.Random(seed)
     delays = []
     executor_kills = 0
@@ -94,6 +115,7 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
         env["SPARK_HOME"] = str(home if home.is_dir() else spark_home(work))
     while True:
         killing = len(delays) < kills
+        started = time.time()
         with open(work / "driver.log", "a") as log:
             child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
                                      start_new_session=True, env=env)
@@ -103,7 +125,9 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
                 if not line.startswith("STARTED"):
                     raise RuntimeError(f"the driver did not start (see {work / 'driver.log'}): {line!r}")
                 if killing and master and master.startswith("local-cluster"):
-                    executor_kills += kill_an_executor(child, rng, 3.0)
+                    executor_kills += (kill_the_executor_that_logs(child, rng, Path(env["SPARK_HOME"]) / "work", kill_after,
+                                                                   started) if kill_after
+                                       else kill_an_executor(child, rng, 3.0))
                 if killing:
                     delay = rng.uniform(0, max_delay)
                     deadline = time.monotonic() + delay
@@ -123,6 +147,8 @@ def run(work: Path, provider: str, confs: list[str], kills: int, seed: int, max_
 
 # What a store that opens before its SST files are local logs (Hydration), at its open and once they all are.
 LAZY_OPEN, LAZY_DONE = "were local; they come down while it reads them", "ms after it opened"
+# What an executor in remote mode logs when it brings files down into its budget (LocalSstCache).
+REMOTE_FILL = "Remote mode: bringing"
 
 
 def hydrations_cut(work: Path) -> tuple[int, int]:
@@ -151,6 +177,8 @@ class Variant:
     keys: int | None = None
     # The loop's checkpoints on an object store emulated over the local files (its reference's stay local).
     shaped: bool = False
+    # On local-cluster: kill the executor that first logs this line (0-1.5 s after), not one 0-3 s after the start.
+    kill_after: str | None = None
 
     @property
     def reference_confs(self) -> list[str]:
@@ -164,7 +192,7 @@ class Variant:
         classes = test_classes()
         return [*self.confs, f"spark.driver.extraClassPath={classes}", f"spark.executor.extraClassPath={classes}",
                 "spark.hadoop.fs.shaped.impl=io.ttlstore.bench.ShapedFileSystem",
-                "spark.hadoop.fs.shaped.latencyMs=30", "spark.hadoop.fs.shaped.streamMBps=1"]
+                "spark.hadoop.fs.shaped.latencyMs=30", "spark.hadoop.fs.shaped.streamMBps=0.25"]
 
     def checkpoints(self, work: Path) -> str | None:
         return f"shaped://{work / 'checkpoints'}" if self.shaped else None
@@ -181,10 +209,12 @@ VARIANTS = {
         (TTL_KEY + "ttl=1 day",), query_set="pair", master="local-cluster[2,1,1024]", input_files=150),
     "executors killed while stores open lazily (local-cluster, lazyLoad.enabled, emulated object store)": Variant(
         (TTL_KEY + "ttl=1 day", TTL_KEY + "lazyLoad.enabled=true"), query_set="pair",
-        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True),
+        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True,
+        kill_after=LAZY_OPEN),
     "executors killed in remote mode (local-cluster, remote.localCacheMB=1, emulated object store)": Variant(
         (TTL_KEY + "ttl=1 day", TTL_KEY + "remote.localCacheMB=1"), query_set="pair",
-        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True),
+        master="local-cluster[2,1,1024]", input_files=150, rows=1_000, keys=100_000, shaped=True,
+        kill_after=REMOTE_FILL),
 }
 
 
@@ -207,7 +237,8 @@ def chaos(out: Path, kills: int, seed: int, files: int, rows: int, keys: int, ti
         write_input(work / "input", seed, variant_files, variant_rows, variant_keys)
         started = time.monotonic()
         done = run(work, TTL_PROVIDER, variant.loop_confs(), kills=kills, seed=seed + n + 1,
-                   query_set=variant.query_set, master=variant.master, checkpoints=variant.checkpoints(work))
+                   query_set=variant.query_set, master=variant.master, checkpoints=variant.checkpoints(work),
+                   kill_after=variant.kill_after)
         got = results(work, variant.query_set)
         report["variants"][name] = {
             **done, "seconds": round(time.monotonic() - started), "files": variant_files, "events": variant_rows,

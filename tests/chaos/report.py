@@ -89,9 +89,11 @@ def crash_loop_section(report: dict, titles: list[str], earlier: str) -> str:
              "events, the driver killed with SIGKILL after a random delay of 0-8 s once its queries "
              "had started, restarted until the input was done; results compared with the same queries run without "
              "faults on the reference provider (the TTL-expiring variant: ttlstore with the same settings, its running "
-             "counts restarting where rows expired). On `local-cluster`, an executor is also killed 0-3 s after each "
-             "start, while the stores load; where they open before their files are local, the executors' logs count "
-             "the stores that did and those a kill met before all their files were.", "",
+             "counts restarting where rows expired). On `local-cluster`, an executor is also killed after each start: "
+             "0-3 s in, while the stores load, or (the variants on the emulated object store) the first to log that a "
+             "store opened before its files were local, or that it brings files down into its remote-mode budget, "
+             "0-1.5 s after it does; the executors' logs count the stores that opened so and those a kill met before "
+             "all their files were local.", "",
              "| variant | measured | input files | kills survived (driver, executor) | reference | results equal to "
              "the run without faults | time |",
              "|---|---|---|---|---|---|---|"]
