@@ -77,10 +77,11 @@ def kill_an_executor(child: subprocess.Popen, rng: random.Random, max_delay: flo
 
 
 def kill_the_executor_that_logs(child: subprocess.Popen, rng: random.Random, logs: Path, line: str,  # type: ignore[type-arg]
-                                started: float, wait: float = 120.0) -> bool:
+                                started: float, wait: float = 75.0) -> bool:
     """Kills with SIGKILL the executor of the driver's local cluster whose log (under `logs`, a worker's work
     directory, in an application started after `started`) first shows `line`, 0-1.5 s after it does; whether it
-    did (not if the driver ended or no executor logged it within `wait` seconds)."""
+    did (not if the driver ended or no executor logged it within `wait` seconds: the first start, with no state to
+    load yet, runs that long before its driver's kill)."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and child.poll() is None:
         for log in logs.glob("app-*/*/stderr"):
