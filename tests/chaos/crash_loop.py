@@ -83,9 +83,17 @@ def kill_the_executor_that_logs(child: subprocess.Popen, rng: random.Random, log
     did (not if the driver ended or no executor logged it within `wait` seconds: the first start, with no state to
     load yet, runs that long before its driver's kill)."""
     deadline = time.monotonic() + wait
+    read: dict[Path, int] = {}  # how far each log was read: each poll reads what was written since
     while time.monotonic() < deadline and child.poll() is None:
         for log in logs.glob("app-*/*/stderr"):
-            if log.stat().st_mtime >= started and line in (text := log.read_text(errors="replace")):
+            if log.stat().st_mtime < started:
+                continue
+            with log.open("rb") as f:
+                f.seek(start := max(0, read.get(log, 0) - len(line)))  # a line written across two polls is found too
+                new = f.read()
+            read[log] = start + len(new)
+            if line.encode() in new:
+                text = log.read_text(errors="replace")
                 pid = text.split("process name: ", 1)[1].split("@", 1)[0] if "process name: " in text else ""
                 time.sleep(rng.uniform(0, 1.5))
                 try:
