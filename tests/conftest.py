@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import class_archive
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.types import StructType
@@ -128,9 +129,12 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # spend much of their CPU compiling with C2: on C1 alone they take a quarter to a third less CPU, which
 # make test spends running six Spark lines side by side on two cores. What the tests assert is
 # behaviour, never speed; the runs that measure speed (bench/, test_no_cliff) start their JVMs
-# with the full JIT (processes.run_script, which bench/ladder.py runs in). A JDK_JAVA_OPTIONS of the caller's is kept.
+# with the full JIT (processes.run_script, which bench/ladder.py runs in). They also map Spark's classes from
+# an archive instead of loading and verifying them anew (tests/class_archive.py). A JDK_JAVA_OPTIONS of the
+# caller's is kept.
 QUICK_JVM = "-XX:TieredStopAtLevel=1"
-os.environ.setdefault("JDK_JAVA_OPTIONS", QUICK_JVM)
+if "JDK_JAVA_OPTIONS" not in os.environ:
+    os.environ["JDK_JAVA_OPTIONS"] = f"{QUICK_JVM} {class_archive.jvm_options()}".strip()
 # Functions defined in test modules are pickled by reference: workers must be able to import them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")) if p
