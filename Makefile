@@ -61,7 +61,7 @@ export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-jvm \
+.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
 	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
 
 all: install
@@ -279,6 +279,13 @@ endif
 test-native-fs: venv spark-jars
 	$(PY) jvm/src/test/cpp/prove_file_system.py
 
+# The lazy file system every line's jar carries, for each platform it carries (the other architecture's too,
+# which cannot run here), slot by slot against that platform's librocksdbjni in the line's rocksdbjni
+# (jvm/src/test/cpp/shipped_vtables.py); a build for every platform must carry both.
+SHIPPED_VTABLES = $(PY) jvm/src/test/cpp/shipped_vtables.py $(if $(filter all,$(NATIVE_PLATFORMS)),--require linux-x86_64 linux-aarch64)
+test-shipped-vtables: jar
+	$(SHIPPED_VTABLES)
+
 # ScalaTest on the development line, after checking the Scala sources' formatting, every line's
 # adapters included (.scalafmt.conf; `make fmt` applies it).
 JVM_TESTS = $(SBT) scalafmtCheckAll $(DEV_PROJECT)/test
@@ -349,7 +356,7 @@ endef
 test-lines: install publish-local line-venvs
 	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
 
-# make test's last part: ScalaTest (test-jvm), then the development line's suite, and the other lines' cores
+# make test's last part: the jars' vtables (test-shipped-vtables) and ScalaTest (test-jvm), then the development line's suite, and the other lines' cores
 # beside both at the lowest priority (ScalaTest leaves half the machine idle, the suite a third, waiting on
 # query starts and restarts; the cores take that time and finish at full speed once the suite is done). The
 # suite runs once ScalaTest passed. (run-suites: the same without building what they need.)
@@ -358,7 +365,7 @@ test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
 	@$(call RUN_LINES,nice -n 19); \
-	$(JVM_TESTS) && { $(SUITE); }; dev=$$?; \
+	$(SHIPPED_VTABLES) && $(JVM_TESTS) && { $(SUITE); }; dev=$$?; \
 	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
 
 demo: dev-jar
