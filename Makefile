@@ -54,7 +54,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu g++-$(subst _,-,$(CRO
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak soak-remote docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -62,7 +62,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
-	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak docs clean
+	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak soak-remote docs clean
 
 all: install
 
@@ -401,6 +401,18 @@ soak: install
 			--out bench-output/soak-$$provider.json > bench-output/soak-$$provider.log 2>&1 || exit 1; \
 	done
 	PYTHONPATH=tests/chaos $(PY) tests/chaos/soak_report.py
+
+# Remote mode's soak: the same two queries on ttlstore in remote mode with SOAK_REMOTE_MB MiB of local SST files per
+# executor (the live set's files are some 10 MiB over both executors, so most of them stay in the checkpoint), for
+# SOAK_BATCHES batches, into reliability.md's section "Soak in remote mode" and docs/soak-remote.png; it fails if a
+# figure drifted out of its band. About 50 minutes here.
+SOAK_REMOTE_MB ?= 1
+soak-remote: install
+	mkdir -p bench-output
+	rm -rf .build/soak-ttlstore-remote && mkdir -p .build/soak-ttlstore-remote
+	$(PY) tests/chaos/soak.py .build/soak-ttlstore-remote --provider ttlstore --remote-mb $(SOAK_REMOTE_MB) \
+		--batches $(SOAK_BATCHES) --out bench-output/soak-ttlstore-remote.json > bench-output/soak-ttlstore-remote.log 2>&1
+	PYTHONPATH=tests/chaos $(PY) tests/chaos/soak_report.py --remote
 
 # make bench writes docs/benchmarks.md (the headline: the write path at 2 shuffle partitions against Spark's
 # providers, to measure a change by while it is made), make bench-sweep docs/benchmarks-sweep.md (everything

@@ -3,6 +3,9 @@ until it is clear whether anything grows that should not.
 
     python tests/chaos/soak.py WORKDIR --provider ttlstore|rocksdb --batches N [--out F.json]
 
+With ``--remote-mb``, ttlstore runs in remote mode (``remote.localCacheMB``): the SST files beyond that many
+MiB per executor stay in the checkpoint (``make soak-remote``).
+
 Two queries run side by side on Spark's ``local-cluster[2,1,1536]`` (``--executors`` JVMs), with Spark's
 default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a micro-batch every
 ``--trigger``), so new keys come in and old ones go out and the live set stays about ``rate x ttl``:
@@ -185,6 +188,8 @@ def main() -> None:
     parser.add_argument("--sample", type=float, default=5.0, help="seconds between samples")
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--executors", type=int, default=2)
+    parser.add_argument("--remote-mb", type=int, default=0,
+                        help="ttlstore in remote mode: MiB of local SST files per executor (remote.localCacheMB)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting more")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -202,7 +207,8 @@ def main() -> None:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
     if args.provider == "ttlstore":
-        spark = ttlstore.configure(builder, ttl=f"{args.ttl} seconds", local_dir=str(local)).getOrCreate()
+        remote = {"local_cache_mb": args.remote_mb} if args.remote_mb else {}
+        spark = ttlstore.configure(builder, ttl=f"{args.ttl} seconds", local_dir=str(local), **remote).getOrCreate()
     else:
         spark = (builder.config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
                  .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
@@ -259,7 +265,7 @@ def main() -> None:
         for q in running.values():
             q.stop()
         spark.stop()
-    result = {"provider": args.provider, "batches": args.batches, "rate": args.rate, "ttl_s": args.ttl,
+    result = {"provider": args.provider, "remote_mb": args.remote_mb, "batches": args.batches, "rate": args.rate, "ttl_s": args.ttl,
               "trigger": args.trigger, "seconds": round(time.time() - started), "samples": samples,
               "verdicts": verdicts(samples)}
     if args.out:

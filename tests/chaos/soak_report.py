@@ -1,6 +1,7 @@
-"""`make soak`'s report: the soak's figures per provider into docs/reliability.md ("Soak (make soak)")
-and its plot into docs/soak.png, from bench-output/soak-<provider>.json (tests/chaos/soak.py --out).
-It exits with 1 if a figure of ttlstore's drifted out of its band."""
+"""`make soak`'s report: the soak's figures per run into docs/reliability.md ("Soak (make soak)") and its
+plot into docs/soak.png, from bench-output/soak-<run>.json (tests/chaos/soak.py --out); with `--remote`,
+remote mode's soak (`make soak-remote`) into its own section and docs/soak-remote.png. It exits with 1 if
+a figure of ttlstore's drifted out of its band."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from report import replace_section  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Soak (`make soak`)"
+REMOTE_SECTION = "## Soak in remote mode (`make soak-remote`)"
 MiB = 1 << 20
 #: Figures in the table and the plot: (label, unit divisor, unit).
 FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_rss_bytes": ("RSS: heap pages", MiB, "MiB"),
@@ -24,20 +26,24 @@ FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_rss_bytes": ("RSS: heap pages
            "state_memory_bytes": ("state memory", MiB, "MiB"), "local_sst_bytes": ("local SST", MiB, "MiB"),
            "checkpoint_bytes": ("checkpoint", MiB, "MiB"), "checkpoint_files": ("checkpoint files", 1, ""),
            "batch_ms": ("batch", 1, "ms")}
-NAMES = {"ttlstore": "ttlstore, TTL on", "rocksdb": "Spark's RocksDB provider + changelog, watermark"}
+NAMES = {"ttlstore": "ttlstore, TTL on", "rocksdb": "Spark's RocksDB provider + changelog, watermark",
+         "ttlstore-remote": "ttlstore, TTL on, remote mode"}
 
 
-def section(runs: dict[str, dict]) -> str:
+def section(runs: dict[str, dict], title: str = SECTION, image: str = "soak.png") -> str:
     first = next(iter(runs.values()))
-    lines = [SECTION, "",
+    remote = [f"{r['remote_mb']} MiB of local SST files per executor (`remote.localCacheMB`), the rest read from the "
+              "checkpoint" for r in runs.values() if r.get("remote_mb")]
+    lines = [title, "",
              f"Measured {time.strftime('%Y-%m-%d')} on commit {commit()}. tests/chaos/soak.py: a deduplication and an "
              f"aggregation side by side on `local-cluster[2,1,1536]`, each provider with its default settings (ttlstore: "
-             f"a memory budget of 512 MiB per executor), Spark's default maintenance, {first['rate']:,} new keys a second from "
+             f"a memory budget of 512 MiB per executor{''.join(f'; in remote mode, {r}' for r in remote)}), Spark's "
+             f"default maintenance, {first['rate']:,} new keys a second from "
              f"Spark's rate source, a batch every {first['trigger']}, keys living {first['ttl_s']} s (ttlstore's TTL; "
              "the RocksDB provider's watermarks, each set so that its operator keeps a key as long), so the live set "
              "stays constant and the same on both. Per figure: the median over the "
              "second half of the run, and the drift a least-squares trend adds across that half against the band "
-             "it must stay within (per executor where the figure is one). ![the soak's figures](soak.png)", "",
+             f"it must stay within (per executor where the figure is one). ![the soak's figures]({image})", "",
              "| figure | " + " | ".join(f"{NAMES.get(p, p)}: median, drift (band)" for p in runs) + " |",
              "|---|" + "---|" * len(runs)]
     order = list(FIGURES)
@@ -103,12 +109,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "bench-output")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "reliability.md")
+    parser.add_argument("--remote", action="store_true", help="remote mode's soak (soak-ttlstore-remote.json)")
     args = parser.parse_args()
-    runs = {p: json.loads((args.out / f"soak-{p}.json").read_text()) for p in ("ttlstore", "rocksdb")
+    names, title, image = ((["ttlstore-remote"], REMOTE_SECTION, "soak-remote.png") if args.remote
+                           else (["ttlstore", "rocksdb"], SECTION, "soak.png"))
+    runs = {p: json.loads((args.out / f"soak-{p}.json").read_text()) for p in names
             if (args.out / f"soak-{p}.json").is_file()}
-    replace_section(args.report, SECTION, section(runs))
-    plot(runs, args.report.parent / "soak.png")
-    out_of_band = [k for k, v in runs.get("ttlstore", {}).get("verdicts", {}).items() if v["within"] is False]
+    if not runs:
+        sys.exit(f"no soak results in {args.out} (soak-{'/'.join(names)}.json): run the soak first")
+    replace_section(args.report, title, section(runs, title, image))
+    plot(runs, args.report.parent / image)
+    out_of_band = [f"{p}: {k}" for p, r in runs.items() if p.startswith("ttlstore")
+                   for k, v in r["verdicts"].items() if v["within"] is False]
     if out_of_band:
         print(f"ttlstore's figures out of band: {out_of_band}", file=sys.stderr)
         sys.exit(1)
