@@ -39,10 +39,14 @@ class RemoteModeSuite extends AnyFunSuite {
   private def user(version: Int, i: Int): String =
     s"$version-$i-" + UUID.nameUUIDFromBytes(s"$version/$i".getBytes) + UUID.nameUUIDFromBytes(s"$i/$version".getBytes)
 
-  private def localSstBytes(localDir: File): Long =
-    Files.walk(localDir.toPath).toArray.map(_.asInstanceOf[java.nio.file.Path])
-      .filter(p => p.getFileName.toString.endsWith(".sst") && p.getParent.getFileName.toString == "db")
-      .map(p => Files.size(p)).sum
+  /** The SST files of the DB directories under `dir` (a file RocksDB deletes meanwhile is simply left out). */
+  private def localSsts(dir: File): Seq[File] = Option(dir.listFiles()).toSeq.flatten.flatMap { f =>
+    if (f.isDirectory) localSsts(f)
+    else if (f.getName.endsWith(".sst") && dir.getName == "db") Seq(f)
+    else Nil
+  }
+
+  private def localSstBytes(localDir: File): Long = localSsts(localDir).map(_.length()).sum
 
   /** The local SST bytes once `settledWhen` holds of them, or after 60 s. */
   private def localSstBytesOnce(localDir: File)(settledWhen: Long => Boolean): Long = {
@@ -118,13 +122,23 @@ class RemoteModeSuite extends AnyFunSuite {
       val snapshot = withTempDir { local =>
         withProvider(provider(checkpoint, local)) { p => read(p, Versions.toLong); localSstBytes(local) }
       }
+      // The checkpoint's SST files by their local names (000012-<unique>.sst is 000012.sst in the DB).
+      val checkpointFiles = checkpointSstNames(checkpoint).map(_.takeWhile(_ != '-') + ".sst")
       assert(snapshot > (BudgetMb << 20))
       withTempDir { local =>
         withProvider(remote(checkpoint, local, budgetMb = 2 * snapshot / (1L << 20) + 1)) { p =>
           assert(read(p, Versions.toLong) == expected)
-          // What RocksDB wrote since the open (a compaction) is local too.
-          val held = localSstBytesOnce(local)(_ >= snapshot)
-          assert(held >= snapshot, s"$held local SST bytes: the snapshot's $snapshot did not all come down")
+          // Every file the DB reads comes down. A compaction may run meanwhile, reading the snapshot's files from
+          // the checkpoint and writing fewer bytes in their place (its output is local too, under a new number),
+          // so the files brought down are the checkpoint's seen locally on the way.
+          var cameDown = Set.empty[String]
+          val live = () => p.localStore.db.liveSstBytes
+          val held = localSstBytesOnce(local) { bytes =>
+            cameDown ++= localSsts(local).map(_.getName).filter(checkpointFiles)
+            bytes == live()
+          }
+          assert(held == live(), s"$held local SST bytes of the DB's ${live()}: not every file it reads came down")
+          assert(cameDown.nonEmpty, s"none of the checkpoint's files came down: $checkpointFiles")
           assert(read(p, Versions.toLong) == expected, "every row reads back from the files brought down")
         }
       }
