@@ -84,12 +84,19 @@ def java_classes(out: Path, jar: Path) -> Path:
     return classes
 
 
-def rocksdbjni_library(out: Path, jar: Path) -> Path:
-    target = out / jar.stem / "librocksdbjni-linux64.so"
+def jar_member(into: Path, jar: Path, name: str) -> Path:
+    """The member `name` of `jar`, written once into the directory `into` under its own file name."""
+    target = into / name.split("/")[-1]
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(zipfile.ZipFile(jar).read("librocksdbjni-linux64.so"))
+        with zipfile.ZipFile(jar) as z:
+            target.write_bytes(z.read(name))
     return target
+
+
+def rocksdbjni_library(out: Path, jar: Path, member: str = "librocksdbjni-linux64.so") -> Path:
+    """A librocksdbjni of rocksdbjni's `jar` (this machine's by default), in a directory of that jar's under `out`."""
+    return jar_member(out / jar.stem, jar, member)
 
 
 def demangled(names: list[str]) -> list[str]:

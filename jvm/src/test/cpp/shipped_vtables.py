@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prove_file_system import ROOT, slot_mismatches  # noqa: E402
+from prove_file_system import ROOT, jar_member, rocksdbjni_library, slot_mismatches  # noqa: E402
 
 LAZY_FS = "libttlstore_lazy_fs.so"
 #: ttlstore's platform directory in a jar, and the name of the same platform's library in rocksdbjni's jar.
@@ -36,27 +36,17 @@ def rocksdbjni_of(jar: Path) -> Path:
     return found[0]
 
 
-def extracted(jar: Path, name: str, into: Path) -> Path:
-    """The member `name` of `jar`, written into the directory `into` under its own name."""
-    into.mkdir(parents=True, exist_ok=True)
-    target = into / name.split("/")[-1]
-    if not target.exists():
-        with zipfile.ZipFile(jar) as z:
-            target.write_bytes(z.read(name))
-    return target
-
-
 def lazy_file_systems(jar: Path, work: Path) -> dict[str, Path]:
     """The lazy file system `jar` carries, by platform."""
     with zipfile.ZipFile(jar) as z:
         members = [n for n in z.namelist() if n.endswith(f"/{LAZY_FS}")]
-    return {m.split("/")[-2]: extracted(jar, m, work / jar.stem / m.split("/")[-2]) for m in members}
+    return {m.split("/")[-2]: jar_member(work / jar.stem / m.split("/")[-2], jar, m) for m in members}
 
 
 def binary(rocksdbjni: Path, platform: str, work: Path) -> Path:
     if platform not in ROCKSDBJNI_LIBRARY:
         raise SystemExit(f"no librocksdbjni is known for the platform {platform}")
-    return extracted(rocksdbjni, ROCKSDBJNI_LIBRARY[platform], work / rocksdbjni.stem)
+    return rocksdbjni_library(work, rocksdbjni, ROCKSDBJNI_LIBRARY[platform])
 
 
 def main() -> None:
@@ -70,8 +60,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
         carried = {jar: lazy_file_systems(jar, work) for jar in jars}
+        rocksdbjnis = {jar: rocksdbjni_of(jar) for jar in jars}
         for jar, libraries in carried.items():
-            rocksdbjni = rocksdbjni_of(jar)
+            rocksdbjni = rocksdbjnis[jar]
             failed += [f"{jar.name} carries no lazy file system for {p}" for p in args.require if p not in libraries]
             for platform, library in sorted(libraries.items()):
                 found = slot_mismatches(binary(rocksdbjni, platform, work), library)
@@ -79,15 +70,15 @@ def main() -> None:
             print(f"{jar.name}: the lazy file system's vtables against {rocksdbjni.name}'s, slot by slot: "
                   + (", ".join(sorted(libraries)) or "no platform carried"), flush=True)
         # The check can fail on every platform: a library built for one rocksdbjni, against another's binary.
-        versions = {rocksdbjni_of(jar).name: jar for jar in jars}
-        if len(versions) > 1:
-            (first, jar), (other, _) = sorted(versions.items())[:2]
+        by_version = {rocksdbjni: jar for jar, rocksdbjni in rocksdbjnis.items()}
+        if len(by_version) > 1:
+            (first, jar), (other, _) = sorted(by_version.items())[:2]
             for platform, library in sorted(carried[jar].items()):
-                if not slot_mismatches(binary(rocksdbjni_of(versions[other]), platform, work), library):
-                    failed.append(f"{jar.name}'s {platform} library passed the slot check against {other}, built for "
-                                  f"{first}: the check cannot fail there")
+                if not slot_mismatches(binary(other, platform, work), library):
+                    failed.append(f"{jar.name}'s {platform} library passed the slot check against {other.name}, built "
+                                  f"for {first.name}: the check cannot fail there")
                 else:
-                    print(f"{jar.name}'s {platform} library against {other}'s binary: refused, as it must be")
+                    print(f"{jar.name}'s {platform} library against {other.name}'s binary: refused, as it must be")
     if failed:
         raise SystemExit("\n".join(failed))
 
