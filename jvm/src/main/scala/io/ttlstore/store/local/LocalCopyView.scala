@@ -5,14 +5,16 @@ import io.ttlstore.ttl.TimestampHistogram
 import io.ttlstore.store.rocksdb.RocksDbHandle
 
 /**
- * What an opened version's rows ([[VersionRows]]) see of the local copy: the DB and the keys its
- * reads learned, what the last commit left (counts, timestamps, cursors, adoption), the native
- * filter's upkeep, a new changelog, and the two ways a version ends (committed, invalidated).
+ * What an opened version's rows ([[VersionRows]]) see of the local copy: the DB, the keys its
+ * reads learned and those it certainly does not hold, what the last commit left (counts,
+ * timestamps, cursors, adoption), the native filter's upkeep, a new changelog, and the two ways
+ * a version ends (committed, invalidated).
  * [[LocalStore]] implements it; a version reaches nothing else of it (loads, snapshots, maintenance).
  */
 private[store] trait LocalCopyView {
   def db: RocksDbHandle
   def knownKeys: KnownKeys
+  def storedKeys: StoredKeys
 
   def numRows: Long
   def timestamps: TimestampHistogram

@@ -53,8 +53,12 @@ final class LocalStore(
   /** The newest version for which a snapshot exists or is queued for upload. */
   private var lastSnapshotVersion: Long = 0L
 
-  /** What this version's reads and writes learned about keys; cleared whenever the DB changes otherwise. */
+  /**
+   * What this version's reads and writes learned about keys (cleared whenever the DB changes otherwise), and the keys
+   * the DB certainly does not hold (while it stays open; no scan for them in remote mode).
+   */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
+  val storedKeys = new StoredKeys(scans = settings.remoteCacheMb == 0)
 
   /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
   private val upkeep = new FilterUpkeep
@@ -62,10 +66,8 @@ final class LocalStore(
   /** Held while maintenance compacts, and to close or replace the DB: never closed mid-compaction. */
   private val dbLock = new Object
 
-  /** Where the incremental sweep resumes (None: at the first key). Not persisted. */
+  /** Where the incremental sweep and the bounded upgrade at commit resume (None: at the first key). Not persisted. */
   private var sweepCursor: Option[Array[Byte]] = None
-
-  /** Where the bounded upgrade at commit resumes (None: the first legacy key; none is left before it). */
   private var upgradeCursor: Option[Array[Byte]] = None
 
   private val adoptions = new Adoptions(files, workDir, stateCodec, clock, legacyKey)
@@ -186,6 +188,7 @@ final class LocalStore(
     case LoadBase.Held(_) => ()
     case LoadBase.Empty(version) =>
       restore(None)
+      storedKeys.startEmpty()
       lastSnapshotVersion = version
     case LoadBase.Snapshot(file) => restore(Some(file))
     case LoadBase.Adopted(record, source) =>
@@ -204,8 +207,8 @@ final class LocalStore(
     held.committed(version)
     state.committed(numRows, ttl)
     knownKeys.clear()
-    // The DB's options for its reads follow what it holds and writes; a failure never fails the commit.
-    try Option(handle).foreach(_.committed(numRows))
+    // The DB's options and the filter of its keys follow what it holds and writes; a failure never fails the commit.
+    try Option(handle).foreach { h => h.committed(numRows); storedKeys.committed(numRows, h) }
     catch { case NonFatal(e) => logWarning(s"Could not tune the RocksDB options of $storeName for its reads", e) }
   }
 
@@ -259,13 +262,10 @@ final class LocalStore(
     }
   }
 
-  override def close(): Unit = {
-    closeDb()
-    held.forget()
-    LocalWorkDirs.release(workDir)
-  }
+  override def close(): Unit = { closeDb(); held.forget(); LocalWorkDirs.release(workDir) }
 
   private def closeDb(): Unit = dbLock.synchronized {
+    storedKeys.forget()
     if (handle != null) handle.close()
     handle = null
   }
@@ -284,15 +284,14 @@ final class LocalStore(
       }
     upkeep.reset()
     state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
-    sweepCursor = None
-    upgradeCursor = None
+    sweepCursor = None; upgradeCursor = None
     lastSnapshotVersion = snapshot.fold(0L)(_.version)
   }
 
   private def replay(changelog: VersionFile): Unit = {
     val reader = changelogs.open(changelog)
     try {
-      Replay.changelog(reader, handle, state.legacyRows > 0)
+      Replay.changelog(reader, handle, state.legacyRows > 0, storedKeys.added)
       state.replayed(reader.rowsAfter, reader.ttl)
     } finally reader.close()
   }

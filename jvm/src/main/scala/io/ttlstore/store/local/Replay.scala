@@ -11,15 +11,18 @@ object Replay {
   /**
    * Applies every record of `reader` to `db` in large write batches. While the store holds legacy
    * rows (`legacy`), every change of a key also takes it out of the legacy family: the live store
-   * moved or deleted it there too.
+   * moved or deleted it there too. Each key put is handed to `put`.
    */
-  def changelog(reader: ChangelogReader, db: RocksDbHandle, legacy: Boolean): Unit = {
+  def changelog(reader: ChangelogReader, db: RocksDbHandle, legacy: Boolean, put: Array[Byte] => Unit): Unit = {
     val batch = db.newBatch()
     try {
       var record = reader.next()
       while (record.isDefined) {
         record.get match {
-          case Changelog.Put(k, v) => batch.put(k, v); if (legacy) batch.deleteLegacy(k)
+          case Changelog.Put(k, v) =>
+            batch.put(k, v)
+            put(k)
+            if (legacy) batch.deleteLegacy(k)
           case Changelog.Delete(k) => batch.delete(k); if (legacy) batch.deleteLegacy(k)
         }
         batch.flushIfFull()

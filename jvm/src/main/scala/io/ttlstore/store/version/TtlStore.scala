@@ -133,7 +133,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
 
   override def metrics: StateStoreMetrics = {
     val db = Option(local.db).filterNot(_.isClosed)
-    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L),
+    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L) + local.storedKeys.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
         expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades))
   }

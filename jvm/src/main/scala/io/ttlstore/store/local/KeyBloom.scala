@@ -1,0 +1,101 @@
+package io.ttlstore.store.local
+
+import scala.util.hashing.MurmurHash3
+
+/**
+ * A Bloom filter over keys that grows with them: a chain of parts, each twice the size of the one
+ * before, a key going into the newest (a scalable Bloom filter). [[mightContain]] false is certain;
+ * true is wrong for about 1% of the keys never added, per part.
+ *
+ * A part holds [[BitsPerKey]] bits per key it is sized for and sets [[Probes]] of them per key
+ * (double hashing over two MurmurHash3 hashes of the key's bytes); a lookup stops at the first
+ * clear bit, so a key never added costs a couple of probes per part. A key already answered for is
+ * not added again, so [[keys]] counts distinct keys (less the rare false positives) and updates
+ * never grow the filter. Pure: no clock, no I/O; not thread-safe.
+ */
+final class KeyBloom(firstCapacity: Int = KeyBloom.FirstCapacity) {
+  import KeyBloom._
+
+  private var parts = Array(new Part(firstCapacity))
+  private var added = 0L
+
+  /** False if `key` was certainly never added. */
+  def mightContain(key: Array[Byte]): Boolean = {
+    val h1 = MurmurHash3.bytesHash(key, Seed1)
+    val h2 = MurmurHash3.bytesHash(key, Seed2) | 1
+    var i = parts.length - 1
+    while (i >= 0) {
+      if (parts(i).has(h1, h2)) return true
+      i -= 1
+    }
+    false
+  }
+
+  /** Adds `key` (nothing if the filter already answers true for it). */
+  def add(key: Array[Byte]): Unit = if (!mightContain(key)) {
+    var last = parts(parts.length - 1)
+    if (last.count >= last.capacity) {
+      last = new Part(math.min(MaxPartCapacity.toLong, last.capacity.toLong * 2).toInt)
+      parts = parts :+ last
+    }
+    last.set(MurmurHash3.bytesHash(key, Seed1), MurmurHash3.bytesHash(key, Seed2) | 1)
+    added += 1
+  }
+
+  /** Distinct keys added. */
+  def keys: Long = added
+
+  /** Heap bytes of its bit arrays. */
+  def bytes: Long = parts.map(_.bytes).sum
+}
+
+object KeyBloom {
+
+  /** Keys the first part is sized for: 80 KiB of bits. */
+  val FirstCapacity: Int = 1 << 16
+
+  /** The largest part: 64M keys, 80 MiB of bits (its bit index stays within an Int). */
+  val MaxPartCapacity: Int = 1 << 26
+
+  /** About 1% false positives per part at 7 probes. */
+  val BitsPerKey = 10
+  val Probes = 7
+
+  private val Seed1 = 0x2f6b9c1d
+  private val Seed2 = 0x5bd1e995
+
+  private final class Part(val capacity: Int) {
+    private val bitCount = capacity.toLong * BitsPerKey
+    private val words = new Array[Long](((bitCount + 63) / 64).toInt)
+    var count = 0
+
+    def bytes: Long = words.length * 8L
+
+    def has(h1: Int, h2: Int): Boolean = {
+      var h = h1
+      var p = 0
+      while (p < Probes) {
+        val bit = index(h)
+        if ((words((bit >>> 6).toInt) & (1L << bit)) == 0L) return false
+        h += h2
+        p += 1
+      }
+      true
+    }
+
+    def set(h1: Int, h2: Int): Unit = {
+      var h = h1
+      var p = 0
+      while (p < Probes) {
+        val bit = index(h)
+        words((bit >>> 6).toInt) |= 1L << bit
+        h += h2
+        p += 1
+      }
+      count += 1
+    }
+
+    // A hash mapped onto [0, bitCount) by multiplication, not modulo.
+    private def index(h: Int): Long = ((h & 0xffffffffL) * bitCount) >>> 32
+  }
+}

@@ -1,0 +1,169 @@
+package io.ttlstore.store.local
+
+import java.util.concurrent.{CountDownLatch, ExecutorService, Executors, ThreadFactory}
+import java.util.concurrent.atomic.AtomicInteger
+
+import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+
+import io.ttlstore.store.rocksdb.{CheckedIterator, RocksDbHandle}
+
+/**
+ * Which keys the local DB's timestamped family certainly does not hold, answered on the JVM heap: a
+ * [[KeyBloom]] over every key the DB may hold, so that a read of a new key (deduplication's and
+ * aggregation's commonest read while a stream brings new keys) costs a few probes instead of a
+ * RocksDB point read that searches the memtables and the files' filters through JNI (measured: such
+ * misses took more of a new-key deduplication's task time than its puts).
+ *
+ * The filter is kept a superset of the DB's keys: every write of a key adds it ([[added]]); deletes,
+ * expiry and the native filter's drops leave it a superset, which only costs a point read. It serves
+ * from a load that starts from the empty state (changelogs replayed into it add their keys); a DB
+ * restored from a snapshot gets one from a scan in the background, started at a commit ([[committed]])
+ * on an iterator taken then, the writes after it kept aside and added when the scan ends. The same
+ * scan replaces a filter whose keys are mostly gone (more than twice the rows): memory stays about
+ * 1.25 bytes per stored key. Until then reads go to RocksDB, as without it.
+ *
+ * No scan where it would read files that are not local (lazy hydration, remote mode, where a filter
+ * whose keys are mostly gone is dropped instead). Used by the
+ * task's thread alone; the scan runs in one JVM-wide daemon thread and is stopped ([[forget]])
+ * before the DB it reads closes.
+ */
+final class StoredKeys(scans: Boolean) extends Logging {
+  import StoredKeys._
+
+  private var filter: KeyBloom = _
+  private var build: Build = _
+
+  /** True if the DB certainly holds no row for `key`. */
+  def certainlyAbsent(key: Array[Byte]): Boolean = {
+    if (build != null && build.done) settle()
+    filter != null && !filter.mightContain(key)
+  }
+
+  /** A write gave `key` a row. */
+  def added(key: Array[Byte]): Unit = {
+    if (filter != null) filter.add(key)
+    if (build != null) {
+      build.pending += key
+      if (build.pending.size > MaxPending) stopBuild()
+    }
+  }
+
+  /** True while a filter serves (for tests and figures). */
+  def serving: Boolean = filter != null
+
+  /** Heap bytes of the filters, the one serving and the one being built. */
+  def bytes: Long = (if (filter != null) filter.bytes else 0L) + (if (build != null) build.bytes else 0L)
+
+  /** The DB was just opened empty: an empty filter serves. */
+  def startEmpty(): Unit = {
+    forget()
+    filter = new KeyBloom()
+  }
+
+  /** The DB changes otherwise (a restore, a close): no filter, and a running scan is stopped. */
+  def forget(): Unit = {
+    stopBuild()
+    filter = null
+  }
+
+  /**
+   * After a commit of `db` that left `rows` rows: starts a scan of it if no filter serves or the one
+   * serving holds more than twice as many keys as there are rows, and its files are all local. Where
+   * no scan may ever run (remote mode), such a filter is dropped and `db` is not read.
+   */
+  def committed(rows: Long, db: RocksDbHandle): Unit = {
+    val stale = filter != null && filter.keys > 2 * rows + KeyBloom.FirstCapacity
+    if (stale && !scans) filter = null
+    else if (scans && build == null && rows > 0 && (filter == null || stale) && !db.hydrating) {
+      build = new Build(db.newIterator(), rows)
+    }
+  }
+
+  private def settle(): Unit = {
+    val done = build
+    build = null
+    try {
+      val built = done.built
+      done.pending.foreach(built.add)
+      filter = built
+    } catch {
+      case NonFatal(e) => logWarning("Could not build the filter of the keys a store holds; its reads ask RocksDB", e)
+    }
+  }
+
+  private def stopBuild(): Unit = if (build != null) {
+    build.stop()
+    build = null
+  }
+}
+
+object StoredKeys {
+
+  /** Writes kept aside while a scan runs; a scan this far behind is dropped (and tried again at a commit). */
+  val MaxPending = 1 << 20
+
+  private lazy val scanner: ExecutorService = Executors.newSingleThreadExecutor(new ThreadFactory {
+    override def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, "ttlstore-stored-keys")
+      t.setDaemon(true)
+      t
+    }
+  })
+
+  /** A scan of the keys an iterator sees into a new filter, sized for `rows`. */
+  private final class Build(it: CheckedIterator, rows: Long) {
+    val pending = new ArrayBuffer[Array[Byte]]()
+    // Queued, then running or stopped before it ran; `ended` opens once the iterator is closed.
+    private val state = new AtomicInteger(Queued)
+    private val ended = new CountDownLatch(1)
+    @volatile private var filter: KeyBloom = _
+    @volatile private var failure: Throwable = _
+
+    scanner.execute(new Runnable {
+      override def run(): Unit = if (state.compareAndSet(Queued, Running)) {
+        try {
+          val f =
+            new KeyBloom(math.max(KeyBloom.FirstCapacity.toLong, math.min(rows, KeyBloom.MaxPartCapacity.toLong)).toInt)
+          filter = f
+          it.seekToFirst()
+          var n = 0
+          while (it.isValid && !(n % 4096 == 0 && state.get == Stopping)) {
+            f.add(it.key())
+            it.next()
+            n += 1
+          }
+        } catch {
+          case NonFatal(e) => failure = e
+        } finally {
+          it.close()
+          ended.countDown()
+        }
+      }
+    })
+
+    def done: Boolean = ended.getCount == 0
+
+    /** The filter built (after [[done]]); throws what the scan failed with. */
+    def built: KeyBloom = {
+      if (failure != null) throw failure
+      filter
+    }
+
+    def bytes: Long = Option(filter).map(_.bytes).getOrElse(0L)
+
+    /** Stops the scan and returns once its iterator is closed. */
+    def stop(): Unit =
+      if (state.compareAndSet(Queued, Stopping)) it.close()
+      else {
+        state.set(Stopping)
+        ended.await()
+      }
+  }
+
+  private val Queued = 0
+  private val Running = 1
+  private val Stopping = 2
+}
