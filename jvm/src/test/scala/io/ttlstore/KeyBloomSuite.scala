@@ -29,6 +29,6 @@ class KeyBloomSuite extends AnyFunSuite {
     val bloom = new KeyBloom(firstCapacity = 100)
     (1 to 5).foreach(_ => (0L until 100L).foreach(i => bloom.add(k(i))))
     assert(bloom.keys <= 100 && bloom.keys > 90)
-    assert(bloom.bytes == (100L * KeyBloom.BitsPerKey + 63) / 64 * 8)
+    assert(bloom.bytes == new KeyBloom(firstCapacity = 100).bytes)
   }
 }

@@ -7,9 +7,9 @@ import scala.util.hashing.MurmurHash3
  * before, a key going into the newest (a scalable Bloom filter). [[mightContain]] false is certain;
  * true is wrong for about 1% of the keys never added, per part.
  *
- * A part holds [[BitsPerKey]] bits per key it is sized for and sets [[Probes]] of them per key
- * (double hashing over two MurmurHash3 hashes of the key's bytes); a lookup stops at the first
- * clear bit, so a key never added costs a couple of probes per part. A key already answered for is
+ * A part holds [[BitsPerKey]] bits per key it is sized for, in blocks of one cache line, and sets
+ * [[Probes]] of them per key in one block (a blocked Bloom filter, from two MurmurHash3 hashes of the
+ * key's bytes): a lookup reads one cache line per part and stops at the first clear bit. A key already answered for is
  * not added again, so [[keys]] counts distinct keys (less the rare false positives) and updates
  * never grow the filter. Pure: no clock, no I/O; not thread-safe.
  */
@@ -64,38 +64,49 @@ object KeyBloom {
   private val Seed1 = 0x2f6b9c1d
   private val Seed2 = 0x5bd1e995
 
+  /** Bits in a block: one cache line, so that a lookup reads one line per part. */
+  private val BlockBits = 512
+
   private final class Part(val capacity: Int) {
-    private val bitCount = capacity.toLong * BitsPerKey
-    private val words = new Array[Long](((bitCount + 63) / 64).toInt)
+    private val blocks = math.max(1L, (capacity.toLong * BitsPerKey + BlockBits - 1) / BlockBits).toInt
+    private val words = new Array[Long](blocks * (BlockBits / 64))
     var count = 0
 
     def bytes: Long = words.length * 8L
 
     def has(h1: Int, h2: Int): Boolean = {
-      var h = h1
+      val base = block(h1)
+      var x = positions(h1, h2)
       var p = 0
       while (p < Probes) {
-        val bit = index(h)
-        if ((words((bit >>> 6).toInt) & (1L << bit)) == 0L) return false
-        h += h2
+        val bit = (x & (BlockBits - 1)).toInt
+        if ((words(base + (bit >>> 6)) & (1L << bit)) == 0L) return false
+        x >>>= 9
         p += 1
       }
       true
     }
 
     def set(h1: Int, h2: Int): Unit = {
-      var h = h1
+      val base = block(h1)
+      var x = positions(h1, h2)
       var p = 0
       while (p < Probes) {
-        val bit = index(h)
-        words((bit >>> 6).toInt) |= 1L << bit
-        h += h2
+        val bit = (x & (BlockBits - 1)).toInt
+        words(base + (bit >>> 6)) |= 1L << bit
+        x >>>= 9
         p += 1
       }
       count += 1
     }
 
-    // A hash mapped onto [0, bitCount) by multiplication, not modulo.
-    private def index(h: Int): Long = ((h & 0xffffffffL) * bitCount) >>> 32
+    // The block: the first hash mapped onto [0, blocks) by multiplication, not modulo.
+    private def block(h1: Int): Int = (((h1 & 0xffffffffL) * blocks) >>> 32).toInt * (BlockBits / 64)
+
+    // Seven 9-bit positions in the block, from both hashes mixed into 64 bits.
+    private def positions(h1: Int, h2: Int): Long = {
+      val x = ((h2.toLong << 32) | (h1 & 0xffffffffL)) * 0x9e3779b97f4a7c15L
+      x ^ (x >>> 31)
+    }
   }
 }
