@@ -20,27 +20,35 @@ final class KeyBloom(firstCapacity: Int = KeyBloom.FirstCapacity) {
   private var added = 0L
 
   /** False if `key` was certainly never added. */
-  def mightContain(key: Array[Byte]): Boolean = {
-    val h1 = MurmurHash3.bytesHash(key, Seed1)
-    val h2 = MurmurHash3.bytesHash(key, Seed2) | 1
+  def mightContain(key: Array[Byte]): Boolean = contains(hash1(key), hash2(key))
+
+  /** Adds `key` (nothing if the filter already answers true for it); the key is hashed once. */
+  def add(key: Array[Byte]): Unit = {
+    val h1 = hash1(key)
+    val h2 = hash2(key)
+    if (!contains(h1, h2)) {
+      var last = parts(parts.length - 1)
+      if (last.count >= last.capacity) {
+        last = new Part(math.min(MaxPartCapacity.toLong, last.capacity.toLong * 2).toInt)
+        parts = parts :+ last
+      }
+      last.probe(h1, h2, set = true)
+      last.count += 1
+      added += 1
+    }
+  }
+
+  private def contains(h1: Int, h2: Int): Boolean = {
     var i = parts.length - 1
     while (i >= 0) {
-      if (parts(i).has(h1, h2)) return true
+      if (parts(i).probe(h1, h2, set = false)) return true
       i -= 1
     }
     false
   }
 
-  /** Adds `key` (nothing if the filter already answers true for it). */
-  def add(key: Array[Byte]): Unit = if (!mightContain(key)) {
-    var last = parts(parts.length - 1)
-    if (last.count >= last.capacity) {
-      last = new Part(math.min(MaxPartCapacity.toLong, last.capacity.toLong * 2).toInt)
-      parts = parts :+ last
-    }
-    last.set(MurmurHash3.bytesHash(key, Seed1), MurmurHash3.bytesHash(key, Seed2) | 1)
-    added += 1
-  }
+  private def hash1(key: Array[Byte]): Int = MurmurHash3.bytesHash(key, Seed1)
+  private def hash2(key: Array[Byte]): Int = MurmurHash3.bytesHash(key, Seed2) | 1
 
   /** Distinct keys added. */
   def keys: Long = added
@@ -74,30 +82,20 @@ object KeyBloom {
 
     def bytes: Long = words.length * 8L
 
-    def has(h1: Int, h2: Int): Boolean = {
+    /** With `set`, sets the key's bits and returns true; else true if they are all set (stops at the first clear). */
+    def probe(h1: Int, h2: Int, set: Boolean): Boolean = {
       val base = block(h1)
       var x = positions(h1, h2)
       var p = 0
       while (p < Probes) {
         val bit = (x & (BlockBits - 1)).toInt
-        if ((words(base + (bit >>> 6)) & (1L << bit)) == 0L) return false
+        val word = base + (bit >>> 6)
+        if (set) words(word) |= 1L << bit
+        else if ((words(word) & (1L << bit)) == 0L) return false
         x >>>= 9
         p += 1
       }
       true
-    }
-
-    def set(h1: Int, h2: Int): Unit = {
-      val base = block(h1)
-      var x = positions(h1, h2)
-      var p = 0
-      while (p < Probes) {
-        val bit = (x & (BlockBits - 1)).toInt
-        words(base + (bit >>> 6)) |= 1L << bit
-        x >>>= 9
-        p += 1
-      }
-      count += 1
     }
 
     // The block: the first hash mapped onto [0, blocks) by multiplication, not modulo.
