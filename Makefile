@@ -356,17 +356,21 @@ endef
 test-lines: install publish-local line-venvs
 	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
 
-# make test's last part: the jars' vtables (test-shipped-vtables) and ScalaTest (test-jvm), then the development line's suite, and the other lines' cores
-# beside both at the lowest priority (ScalaTest leaves half the machine idle, the suite a third, waiting on
-# query starts and restarts; the cores take that time and finish at full speed once the suite is done). The
-# suite runs once ScalaTest passed. (run-suites: the same without building what they need.)
+# make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
+# (test-jvm) beside it at a lower priority into .build/jvm-tests.log, and the other lines' cores beside both at the
+# lowest (ScalaTest leaves half the machine idle, the suite two thirds, waiting on query starts and restarts; the
+# others take that time). Each log is shown once all are done; any failure fails the target. (run-suites: the same
+# without building what they need.)
 SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
 	@$(call RUN_LINES,nice -n 19); \
-	$(SHIPPED_VTABLES) && $(JVM_TESTS) && { $(SUITE); }; dev=$$?; \
-	wait; $(SHOW_LINES); [ $$dev = 0 ] || status=1; exit $$status
+	( { nice -n 10 $(SHIPPED_VTABLES) && nice -n 10 $(JVM_TESTS); } > .build/jvm-tests.log 2>&1; \
+	  echo $$? > .build/jvm-tests.rc ) & \
+	$(SUITE); dev=$$?; \
+	wait; echo "== ScalaTest and the shipped vtables"; cat .build/jvm-tests.log; $(SHOW_LINES); \
+	[ $$dev = 0 ] && [ "$$(cat .build/jvm-tests.rc)" = 0 ] || status=1; exit $$status
 
 demo: dev-jar
 	$(PY) -m ttlstore.demo

@@ -12,8 +12,14 @@ the file, never as damage, and once the store is back the restarted query runs t
 the end every round's output equals the same rounds' on Spark's HDFS provider on local disk, without
 faults: no committed version was lost or changed.
 
+Every round runs in two arms: fetching first (each load downloads its files before RocksDB opens them) and
+opening first (``lazyLoad.enabled``: a snapshot of each version is uploaded and the stores are unloaded after
+each round, so each load opens with every SST file in the checkpoint and reads them by ranged GETs while its
+downloads bring them down; the download-reset round resets those SST reads). A read the client does not retry
+fails as above, naming the checkpoint's file.
+
 `make chaos` runs every fault (the tests marked long); `make test` runs the round whose downloads are reset
-midway alone, the fault that meets a load's concurrent fetches.
+midway alone, in both arms: the fault that meets a load's concurrent fetches and its reads during hydration.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ S3A_JARS = ROOT / ".build" / ("s3a" if RUNNING_LINE == SPARK_LINES[-1].line else
 
 DRIVER = textwrap.dedent(
     """
-    import json, sys, time
+    import json, re, sys, time
     from pathlib import Path
     import boto3
     from moto.server import ThreadedMotoServer
@@ -43,11 +49,14 @@ DRIVER = textwrap.dedent(
     from chaos.object_store_proxy import Fault, FaultyObjectStore
 
     work, jars, injected = Path(sys.argv[1]), sys.argv[2], set(json.loads(sys.argv[4]))
+    lazy = sys.argv[5] == "open first"
+    from conftest import unload_state_stores
     moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     moto.start()
     host, port = moto.get_host_and_port()
-    boto3.client("s3", endpoint_url=f"http://{host}:{port}", aws_access_key_id="test", aws_secret_access_key="test",
-                 region_name="us-east-1").create_bucket(Bucket="checkpoints")
+    s3 = boto3.client("s3", endpoint_url=f"http://{host}:{port}", aws_access_key_id="test",
+                      aws_secret_access_key="test", region_name="us-east-1")
+    s3.create_bucket(Bucket="checkpoints")
     proxy = FaultyObjectStore((host, port))
     s3a = {"endpoint": proxy.endpoint, "path.style.access": "true", "access.key": "test", "secret.key": "test",
            "endpoint.region": "us-east-1", "connection.ssl.enabled": "false",
@@ -57,6 +66,9 @@ DRIVER = textwrap.dedent(
            "connection.request.timeout": "10s", "connection.acquisition.timeout": "10s"}
     builder = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "2").config("spark.jars", jars))
+    if lazy:  # a snapshot of every version, uploaded within a second, for each round's stores to open lazily
+        builder = (builder.config("spark.sql.streaming.stateStore.maintenanceInterval", "1s")
+                   .config("spark.sql.streaming.stateStore.minDeltasForSnapshot", "1"))
     for key, value in s3a.items():
         builder = builder.config(f"spark.hadoop.fs.s3a.{key}", value)
     spark = ttlstore.configure(builder).getOrCreate()
@@ -66,10 +78,11 @@ DRIVER = textwrap.dedent(
     STATE = r"/state/"
     OWN = r"/state/.*/ttlstore/"  # ttlstore's own files (Spark's, such as the state schema, are read by Spark)
     # Each round's fault, for the requests of the stores' files (None: none).
+    SST = OWN + "sst/"  # the snapshots' SST files: a lazily opened store's ranged reads and downloads
     FAULTS = {
         2: Fault("slowdown", path=STATE, every=2, budget=6),
         3: Fault("reset", methods=frozenset({"PUT"}), path=STATE, every=2, budget=2),
-        4: Fault("reset", methods=frozenset({"GET"}), path=OWN, every=2, budget=3),
+        4: Fault("reset", methods=frozenset({"GET"}), path=SST if lazy else OWN, every=2, budget=3),
         5: Fault("stall", methods=frozenset({"PUT", "GET"}), path=STATE, every=3, budget=2, seconds=15),
         # Down for ttlstore's own files (a load's downloads, a commit's uploads), until the round runs again.
         6: Fault("slowdown", path=OWN),
@@ -84,13 +97,33 @@ DRIVER = textwrap.dedent(
         (source / f".{i}.tmp").write_text("".join(json.dumps(r) + "\\n" for r in rows))
         (source / f".{i}.tmp").rename(source / f"round-{i:04d}.json")
 
-    def run_round(name, checkpoint, outputs):
+    def run_round(name, checkpoint, outputs, read=None):
         def collect(df, batch_id):
             outputs[batch_id] = sorted(tuple(r) for r in df.collect())
         query = (spark.readStream.schema("k string").option("maxFilesPerTrigger", 1).json(str(work / f"{name}-in"))
                  .groupBy("k").count().writeStream.outputMode("update").foreachBatch(collect)
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
-        query.awaitTermination()
+        try:
+            query.awaitTermination()
+        finally:
+            for progress in query.recentProgress if read is not None else []:
+                for name, value in progress.get("stateOperators", [{}])[0].get("customMetrics", {}).items():
+                    read[name] = read.get(name, 0) + value
+
+    def snapshotted_partitions(version):  # the store partitions whose snapshot of `version` the checkpoint holds
+        pages = s3.get_paginator("list_objects_v2").paginate(Bucket="checkpoints", Prefix="flaky/state/0/")
+        keys = [o["Key"] for page in pages for o in page.get("Contents", [])]
+        return {k.split("/")[3] for k in keys
+                if "/ttlstore/" in k and re.fullmatch(f"{version}(_[^/]*)?[.]snapshot", k.rsplit("/", 1)[1])}
+
+    # Waits for both stores' snapshot of `version` (read past the proxy), then unloads the stores: the next round
+    # opens them with every SST file in the checkpoint, as an executor that lost them does.
+    def open_lazily_next(version):
+        deadline = time.time() + 60
+        while len(snapshotted_partitions(version)) < 2:
+            assert time.time() < deadline, f"no snapshot of version {version} for both stores"
+            time.sleep(0.3)
+        unload_state_stores(spark)
 
     def failure(e):
         text = str(e)
@@ -103,6 +136,7 @@ DRIVER = textwrap.dedent(
         write_round(work / "reference-in", i)
         run_round("reference", str(work / "reference-checkpoint"), reference)
     spark.conf.set(PROVIDER, TTLSTORE)
+    spark.conf.set(ttlstore.settings.PREFIX + "lazyLoad.enabled", str(lazy).lower())
 
     outputs, rounds = {}, []
     for i in range(ROUNDS):
@@ -112,13 +146,18 @@ DRIVER = textwrap.dedent(
         before = dict(proxy.injected)
         start = time.time()
         entry = {"round": i, "fault": fault.kind if fault else None}
+        read = entry.setdefault("metrics", {})
         try:
-            run_round("ttlstore", "s3a://checkpoints/flaky", outputs)
+            run_round("ttlstore", "s3a://checkpoints/flaky", outputs, read)
         except Exception as e:
             entry["failed"] = failure(e)
             proxy.set(None)  # the store is back
-            run_round("ttlstore", "s3a://checkpoints/flaky", outputs)  # the failed batch, again
+            if lazy and i:
+                open_lazily_next(i)
+            run_round("ttlstore", "s3a://checkpoints/flaky", outputs, read)  # the failed batch, again
         proxy.set(None)
+        if lazy:
+            open_lazily_next(i + 1)
         entry["injected"] = sum(proxy.injected.values()) - sum(before.values())
         entry["seconds"] = round(time.time() - start, 1)
         rounds.append(entry)
@@ -132,21 +171,26 @@ DRIVER = textwrap.dedent(
 )
 
 
-def run_driver(work: Path, faults: list[int]) -> dict:
-    """A query restarted through a round of each fault in `faults` (the indices of the driver's FAULTS), and the
-    reference beside it."""
+def run_driver(work: Path, faults: list[int], arm: str) -> dict:
+    """A query restarted through a round of each fault in `faults` (the indices of the driver's FAULTS) on one of
+    the ARMS, and the reference beside it."""
     assert (S3A_JARS / ".fetched").is_file(), f"{S3A_JARS} is missing: `make test` fetches it"
     jars = ",".join(sorted(str(j) for j in S3A_JARS.glob("*.jar")))
-    ran = subprocess.run([sys.executable, "-c", DRIVER, str(work), jars, str(ROOT / "tests"), json.dumps(faults)],
+    ran = subprocess.run([sys.executable, "-c", DRIVER, str(work), jars, str(ROOT / "tests"), json.dumps(faults), arm],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
     assert ran.returncode == 0 and len(results) == 1, ran.stdout[-3000:] + ran.stderr[-5000:]
     return json.loads(results[0])
 
 
-@pytest.fixture(scope="module")
-def flaky_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return run_driver(tmp_path_factory.mktemp("flaky"), list(FAULTS))
+#: How each round's stores load: fetching every file first, or opening first (``lazyLoad.enabled``) with every
+#: SST file in the checkpoint, read block by block while the downloads bring them down (docs/lazy-load.md).
+ARMS = ["fetch first", "open first"]
+
+
+@pytest.fixture(scope="module", params=ARMS)
+def flaky_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_driver(tmp_path_factory.mktemp("flaky"), list(FAULTS), request.param)
 
 
 #: The rounds' faults, by the index of the round they are injected in.
@@ -193,10 +237,25 @@ def test_no_committed_version_is_lost_or_changed(flaky_run: dict):
     assert_no_committed_version_lost_or_changed(flaky_run)
 
 
+def assert_opened_lazily_if_asked(run: dict, arm: str) -> None:
+    """In the open-first arm the restarted rounds' stores read SST files from the checkpoint (they opened before their
+    files were local; a round whose downloads land before the DB opens reads none); fetching first, none did."""
+    reads = [entry["metrics"].get("ttlstoreCheckpointReads", 0) for entry in run["rounds"][1:]]
+    assert any(reads) if arm == "open first" else not any(reads), reads
+
+
+@pytest.mark.long
+def test_the_stores_open_as_their_arm_says(flaky_run: dict, request: pytest.FixtureRequest):
+    assert_opened_lazily_if_asked(flaky_run, request.node.callspec.params["flaky_run"])
+
+
+@pytest.mark.parametrize("arm", ARMS)
 def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_file_and_changes_no_version(
-    tmp_path: Path
+    tmp_path: Path, arm: str
 ):
-    """The fault alone, as `make test` runs it: a load's concurrent fetches, every other one reset midway."""
-    run = run_driver(tmp_path, [DOWNLOAD_RESET])
+    """The fault alone, as `make test` runs it: a load's concurrent fetches (opening first: its ranged reads and
+    downloads of the SST files), every other one reset midway."""
+    run = run_driver(tmp_path, [DOWNLOAD_RESET], arm)
     assert_came_to_what_it_must(run, DOWNLOAD_RESET)
     assert_no_committed_version_lost_or_changed(run)
+    assert_opened_lazily_if_asked(run, arm)

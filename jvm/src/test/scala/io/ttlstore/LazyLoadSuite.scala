@@ -73,6 +73,10 @@ class LazyLoadSuite extends AnyFunSuite {
                 assert(localSsts(local).isEmpty, "no SST file came down: every row was read from the checkpoint")
                 store.put(key("new"), value(1))
                 store.commit()
+                val reads = store.metrics.customMetrics.collectFirst {
+                  case (m, n) if m.name == "ttlstoreCheckpointReads" => n
+                }
+                assert(reads.exists(_ >= checkpointSsts(checkpoint).size), "its reads from the checkpoint are counted")
               }
             }
           finally release.countDown()

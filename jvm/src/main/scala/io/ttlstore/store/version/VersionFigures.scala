@@ -27,7 +27,8 @@ object LoadFigures {
 
 /**
  * What a commit did, the snapshot uploads maintenance finished since the previous commit, and the reads of SST files
- * not local that the checkpoint answered while the version was open (lazy and remote mode).
+ * not local that the checkpoint answered since the previous commit (lazy and remote mode; the first commit after a
+ * load counts the DB open's reads too).
  */
 final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload,
     checkpointReads: CheckpointRangedReads.Served = CheckpointRangedReads.Served.Zero)
