@@ -240,7 +240,7 @@ def test_no_committed_version_is_lost_or_changed(flaky_run: dict):
 def assert_opened_lazily_if_asked(run: dict, arm: str) -> None:
     """In the open-first arm the restarted rounds' stores read SST files from the checkpoint (they opened before their
     files were local; a round whose downloads land before the DB opens reads none); fetching first, none did."""
-    reads = [entry["metrics"].get("ttlstoreCheckpointReads", 0) for entry in run["rounds"][1:]]
+    reads = [entry["metrics"].get("ttlstoreLoadCheckpointReads", 0) for entry in run["rounds"][1:]]
     assert any(reads) if arm == "open first" else not any(reads), reads
 
 

@@ -18,7 +18,7 @@ import io.ttlstore.store.codec.{KeyCodec, LegacyKeys}
 import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalStore, SnapshotUploadReport, StoreMaintenance}
 import io.ttlstore.store.nativelib.NativeFilter
 import io.ttlstore.store.rocksdb.LocalWorkDirs
-import io.ttlstore.store.version.{LoadFigures, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.version.{DbReads, LoadFigures, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
 
 /**
  * ttlstore's state store provider: `spark.sql.streaming.stateStore.providerClass =
@@ -244,6 +244,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
    */
   private def loading(version: Long, loadEmpty: Boolean)(replay: => Int): Unit = {
     val start = System.nanoTime()
+    val before = DbReads.of(local.db)
     val replayed =
       try replay
       catch {
@@ -257,7 +258,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
     }
     lastLoad = LoadFigures.after(lastLoad,
       LoadFigures((System.nanoTime() - start) / 1000000L, replayed, local.takeSnapshotsRepaired(), version,
-        local.takeFetched()))
+        local.takeFetched(), DbReads.of(local.db).since(before)))
     if (replayed > 0 || loadEmpty) {
       logInfo(s"Loaded version $version of $id (replayed $replayed changelogs in ${lastLoad.latencyMs} ms)")
     }

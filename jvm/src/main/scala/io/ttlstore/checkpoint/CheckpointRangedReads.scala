@@ -19,7 +19,7 @@ import io.ttlstore.store.lazyfs.RangedReads
  * block read, s3a by a ranged GET). A read that
  * fails throws an IOException naming the checkpoint file and the range, which RocksDB reports as the read's error;
  * so does one the file system has not answered within `timeoutMs` (0: no bound), whose stream is then dropped.
- * [[served]] counts the reads answered and their bytes; [[takeServed]] those since it was last called.
+ * [[served]] counts the reads answered and their bytes.
  */
 final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq[(Path, Long)], timeoutMs: Long = 0L)
   extends RangedReads
@@ -30,17 +30,8 @@ final class CheckpointRangedReads(fm: CheckpointFileManager, initial: IndexedSeq
   private val (reads, bytesRead) = (new LongAdder, new LongAdder)
   initial.foreach(add)
 
-  private var taken = CheckpointRangedReads.Served.Zero
-
   /** The reads answered so far, and their bytes. */
   def served: CheckpointRangedReads.Served = CheckpointRangedReads.Served(reads.sum(), bytesRead.sum())
-
-  /** The reads answered since the previous call (the first call: since these reads began), and their bytes. */
-  def takeServed(): CheckpointRangedReads.Served = synchronized {
-    val now = served
-    try now - taken
-    finally taken = now
-  }
 
   /** Numbers the checkpoint file `file` (its path and size) for reads. */
   def add(file: (Path, Long)): Long = {

@@ -41,7 +41,7 @@ private[local] final class Hydration private (
 
   override def named(e: RocksDBException): Option[TtlStoreException] = ServedFileErrors.named(e, version, served)
 
-  override def takeCheckpointReads(): CheckpointRangedReads.Served = reads.takeServed()
+  override def checkpointReads: CheckpointRangedReads.Served = reads.served
 
   /**
    * After the DB closed: skips the downloads not started, waits for those under way, frees the file system. A

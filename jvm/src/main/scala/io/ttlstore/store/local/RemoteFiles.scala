@@ -58,7 +58,7 @@ private[local] final class RemoteFiles private (
   override def named(e: RocksDBException): Option[TtlStoreException] =
     ServedFileErrors.named(e, version, served.asScala.map { case (local, s) => local -> s.checkpoint })
 
-  override def takeCheckpointReads(): CheckpointRangedReads.Served = reads.takeServed()
+  override def checkpointReads: CheckpointRangedReads.Served = reads.served
 
   /** The DB's local SST files, each with its checkpoint copy (if it has one of its size) and when it was last read. */
   override def localFiles: Seq[LocalSstCache.Local] = {

@@ -22,9 +22,6 @@ trait LazyFiles extends AutoCloseable {
   /** RocksDB's failure `e` to read a file it read from the checkpoint, named as that checkpoint file; else None. */
   def named(e: RocksDBException): Option[TtlStoreException]
 
-  /**
-   * The reads of SST files the checkpoint answered since the previous call (RocksDB's reads of files not local), and
-   * their bytes; the first call counts those since the DB opened, its open's among them.
-   */
-  def takeCheckpointReads(): CheckpointRangedReads.Served
+  /** The reads of SST files the checkpoint answered so far (RocksDB's reads of files not local), and their bytes. */
+  def checkpointReads: CheckpointRangedReads.Served
 }

@@ -22,6 +22,9 @@ object StoreMetrics {
     "ttlstoreLoadBytesFetched", "ttlstore: SST bytes a load downloaded from the checkpoint")
   val LoadFilesReused = StateStoreCustomSumMetric(
     "ttlstoreLoadFilesReused", "ttlstore: SST files a load took from the local copy instead of downloading them")
+  val LoadCheckpointReads = StateStoreCustomSumMetric(
+    "ttlstoreLoadCheckpointReads",
+    "ttlstore: reads of SST files not local that the checkpoint served during a load (a lazy or remote DB's open)")
   val SnapshotsRepaired = StateStoreCustomSumMetric(
     "ttlstoreSnapshotsRepaired",
     "ttlstore: loads built from an older snapshot because the newest failed to load (autoSnapshotRepair)")
@@ -70,7 +73,8 @@ object StoreMetrics {
     "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
 
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
-    ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, SnapshotsRepaired, SnapshotsUploaded,
+    ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, LoadCheckpointReads, SnapshotsRepaired,
+    SnapshotsUploaded,
     SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
@@ -92,6 +96,7 @@ object StoreMetrics {
     LoadFilesFetched -> load.fetched.files.toLong,
     LoadBytesFetched -> load.fetched.bytes,
     LoadFilesReused -> load.fetched.reused.toLong,
+    LoadCheckpointReads -> load.checkpointReads.reads,
     SnapshotsRepaired -> load.snapshotsRepaired.toLong,
     SnapshotsUploaded -> commit.uploads.count,
     SnapshotUploadLatencyMs -> commit.uploads.latencyMs,

@@ -29,8 +29,9 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
   private var committed = CommitFigures.Zero
   private var expiredStoredAtCommit: Option[Long] = None
 
-  /** The files of the DB this version opened on that were not local (lazy and remote mode), and their reads. */
+  /** The files of the DB this version opened on that were not local (lazy and remote mode), and their reads so far. */
   private val lazyFiles = Option(local.db).flatMap(_.lazyFiles)
+  private val readsAtOpen = lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads)
 
   // A snapshot at this version's commit flushes the memtables first: what earlier versions wrote
   // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
@@ -105,7 +106,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
       if (settings.snapshotOnCommit) local.snapshotQuietly(newVersion)
       settings.commitValidation.foreach(conf => CoordinatorBridge.committed(newVersion, id, conf))
       committed = CommitFigures(bytes, (System.nanoTime() - start) / 1000000L, local.takeSnapshotUploads(),
-        lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.takeCheckpointReads()))
+        lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads - readsAtOpen))
       newVersion
     } catch {
       case e: Throwable => throw TtlStoreErrors.commitFailed(toString, newVersion, e)

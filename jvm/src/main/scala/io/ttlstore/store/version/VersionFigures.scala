@@ -1,16 +1,20 @@
 package io.ttlstore.store.version
 
 import io.ttlstore.checkpoint.{CheckpointRangedReads, SnapshotUploader, SstDownloads}
+import io.ttlstore.store.rocksdb.RocksDbHandle
 
 // What a store version reports in its metrics (StoreMetrics.custom): its load, its commit, the expired
 // rows it removed and the legacy rows it upgraded. `Zero` is a version that did none of it yet.
 
 /**
  * How long the load of `version` took, how many changelogs it replayed, whether it was built
- * around a snapshot that failed to load (autoSnapshotRepair), and the SST files it fetched.
+ * around a snapshot that failed to load (autoSnapshotRepair), the SST files it fetched, and the reads of SST
+ * files not local that the checkpoint answered during it (a DB opened lazily or in remote mode reads each file's
+ * last blocks at its open).
  */
 final case class LoadFigures(latencyMs: Long, changelogsReplayed: Int, snapshotsRepaired: Int = 0, version: Long = -1L,
-    fetched: SstDownloads.Fetched = SstDownloads.Fetched.Zero)
+    fetched: SstDownloads.Fetched = SstDownloads.Fetched.Zero,
+    checkpointReads: CheckpointRangedReads.Served = CheckpointRangedReads.Served.Zero)
 
 object LoadFigures {
   val Zero: LoadFigures = LoadFigures(0L, 0)
@@ -21,14 +25,25 @@ object LoadFigures {
    */
   def after(previous: LoadFigures, load: LoadFigures): LoadFigures =
     if (load.changelogsReplayed == 0 && load.snapshotsRepaired == 0 && load.fetched == SstDownloads.Fetched.Zero &&
-      load.version == previous.version) previous
+      load.checkpointReads == CheckpointRangedReads.Served.Zero && load.version == previous.version) previous
     else load
+}
+
+/** What the checkpoint served `db` (compared by identity; null: none) since it opened, taken before and after a load. */
+final case class DbReads(db: RocksDbHandle, served: CheckpointRangedReads.Served) {
+
+  /** The reads since `before`: all of these where the DB is another one, opened since. */
+  def since(before: DbReads): CheckpointRangedReads.Served = if (before.db eq db) served - before.served else served
+}
+
+object DbReads {
+  def of(db: RocksDbHandle): DbReads =
+    DbReads(db, Option(db).flatMap(_.lazyFiles).fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads))
 }
 
 /**
  * What a commit did, the snapshot uploads maintenance finished since the previous commit, and the reads of SST files
- * not local that the checkpoint answered since the previous commit (lazy and remote mode; the first commit after a
- * load counts the DB open's reads too).
+ * not local that the checkpoint answered while the version was open (lazy and remote mode).
  */
 final case class CommitFigures(changelogBytes: Long, latencyMs: Long, uploads: SnapshotUploader.Upload,
     checkpointReads: CheckpointRangedReads.Served = CheckpointRangedReads.Served.Zero)
