@@ -31,4 +31,13 @@ class KeyBloomSuite extends AnyFunSuite {
     assert(bloom.keys <= 100 && bloom.keys > 90)
     assert(bloom.bytes == new KeyBloom(firstCapacity = 100).bytes)
   }
+
+  test("a key added as new, as a write of a key the DB did not hold, is contained and counted without a check") {
+    val bloom = new KeyBloom(firstCapacity = 1000)
+    (0L until 5000L).foreach(i => bloom.addNew(k(i)))
+    assert((0L until 5000L).forall(i => bloom.mightContain(k(i))))
+    assert(bloom.keys == 5000)
+    (0L until 100L).foreach(i => bloom.addNew(k(i)))
+    assert(bloom.keys == 5100, "counted again: the caller said it was new")
+  }
 }

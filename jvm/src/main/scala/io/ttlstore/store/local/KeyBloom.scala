@@ -8,10 +8,11 @@ import scala.util.hashing.MurmurHash3
  * true is wrong for about 1% of the keys never added, per part.
  *
  * A part holds [[BitsPerKey]] bits per key it is sized for, in blocks of one cache line, and sets
- * [[Probes]] of them per key in one block (a blocked Bloom filter, from two MurmurHash3 hashes of the
- * key's bytes): a lookup reads one cache line per part and stops at the first clear bit. A key already answered for is
- * not added again, so [[keys]] counts distinct keys (less the rare false positives) and updates
- * never grow the filter. Pure: no clock, no I/O; not thread-safe.
+ * [[Probes]] of them per key in one block (a blocked Bloom filter, from one MurmurHash3 hash of the
+ * key's bytes: its high bits pick the block, its 64-bit mix the bits): a lookup reads one cache line per
+ * part and stops at the first clear bit. [[add]] does not add a key already answered for, so
+ * [[keys]] counts distinct keys (less the rare false positives) and updates never grow the filter;
+ * [[addNew]], for a key known to be new, skips that check. Pure: no clock, no I/O; not thread-safe.
  */
 final class KeyBloom(firstCapacity: Int = KeyBloom.FirstCapacity) {
   import KeyBloom._
@@ -20,35 +21,42 @@ final class KeyBloom(firstCapacity: Int = KeyBloom.FirstCapacity) {
   private var added = 0L
 
   /** False if `key` was certainly never added. */
-  def mightContain(key: Array[Byte]): Boolean = contains(hash1(key), hash2(key))
+  def mightContain(key: Array[Byte]): Boolean = contains(hash(key))
 
   /** Adds `key` (nothing if the filter already answers true for it); the key is hashed once. */
   def add(key: Array[Byte]): Unit = {
-    val h1 = hash1(key)
-    val h2 = hash2(key)
-    if (!contains(h1, h2)) {
-      var last = parts(parts.length - 1)
-      if (last.count >= last.capacity) {
-        last = new Part(math.min(MaxPartCapacity.toLong, last.capacity.toLong * 2).toInt)
-        parts = parts :+ last
-      }
-      last.probe(h1, h2, set = true)
-      last.count += 1
-      added += 1
-    }
+    val h = hash(key)
+    if (!contains(h)) set(h)
   }
 
-  private def contains(h1: Int, h2: Int): Boolean = {
+  /**
+   * Adds `key` without asking first, for a key the caller knows is new to the set the filter stands for (a
+   * false positive, or a key added before and since deleted, is then counted again): a new key's check passes
+   * every part, a cache miss each once the parts outgrow the CPU's caches.
+   */
+  def addNew(key: Array[Byte]): Unit = set(hash(key))
+
+  private def set(h: Int): Unit = {
+    var last = parts(parts.length - 1)
+    if (last.count >= last.capacity) {
+      last = new Part(math.min(MaxPartCapacity.toLong, last.capacity.toLong * 2).toInt)
+      parts = parts :+ last
+    }
+    last.probe(h, set = true)
+    last.count += 1
+    added += 1
+  }
+
+  private def contains(h: Int): Boolean = {
     var i = parts.length - 1
     while (i >= 0) {
-      if (parts(i).probe(h1, h2, set = false)) return true
+      if (parts(i).probe(h, set = false)) return true
       i -= 1
     }
     false
   }
 
-  private def hash1(key: Array[Byte]): Int = MurmurHash3.bytesHash(key, Seed1)
-  private def hash2(key: Array[Byte]): Int = MurmurHash3.bytesHash(key, Seed2) | 1
+  private def hash(key: Array[Byte]): Int = MurmurHash3.bytesHash(key, Seed)
 
   /** Distinct keys added. */
   def keys: Long = added
@@ -69,8 +77,7 @@ object KeyBloom {
   val BitsPerKey = 10
   val Probes = 7
 
-  private val Seed1 = 0x2f6b9c1d
-  private val Seed2 = 0x5bd1e995
+  private val Seed = 0x2f6b9c1d
 
   /** Bits in a block: one cache line, so that a lookup reads one line per part. */
   private val BlockBits = 512
@@ -83,9 +90,9 @@ object KeyBloom {
     def bytes: Long = words.length * 8L
 
     /** With `set`, sets the key's bits and returns true; else true if they are all set (stops at the first clear). */
-    def probe(h1: Int, h2: Int, set: Boolean): Boolean = {
-      val base = block(h1)
-      var x = positions(h1, h2)
+    def probe(h: Int, set: Boolean): Boolean = {
+      val base = block(h)
+      var x = positions(h)
       var p = 0
       while (p < Probes) {
         val bit = (x & (BlockBits - 1)).toInt
@@ -98,13 +105,15 @@ object KeyBloom {
       true
     }
 
-    // The block: the first hash mapped onto [0, blocks) by multiplication, not modulo.
-    private def block(h1: Int): Int = (((h1 & 0xffffffffL) * blocks) >>> 32).toInt * (BlockBits / 64)
+    // The block: the hash mapped onto [0, blocks) by multiplication, not modulo (its high bits).
+    private def block(h: Int): Int = (((h & 0xffffffffL) * blocks) >>> 32).toInt * (BlockBits / 64)
 
-    // Seven 9-bit positions in the block, from both hashes mixed into 64 bits.
-    private def positions(h1: Int, h2: Int): Long = {
-      val x = ((h2.toLong << 32) | (h1 & 0xffffffffL)) * 0x9e3779b97f4a7c15L
-      x ^ (x >>> 31)
+    // Seven 9-bit positions in the block, from the hash mixed into 64 bits (MurmurHash3's finalizer).
+    private def positions(h: Int): Long = {
+      var x = (h & 0xffffffffL) * 0x9e3779b97f4a7c15L
+      x = (x ^ (x >>> 33)) * 0xff51afd7ed558ccdL
+      x = (x ^ (x >>> 33)) * 0xc4ceb9fe1a85ec53L
+      x ^ (x >>> 33)
     }
   }
 }

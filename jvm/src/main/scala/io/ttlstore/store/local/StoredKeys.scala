@@ -42,14 +42,23 @@ final class StoredKeys(scans: Boolean) extends Logging {
     filter != null && !filter.mightContain(key)
   }
 
-  /** A write gave `key` a row. */
+  /** A write gave `key` a row (a replayed put: the key may have had one). */
   def added(key: Array[Byte]): Unit = {
     if (filter != null) filter.add(key)
+    kept(key)
+  }
+
+  /** A write gave `key` a row where the DB held none. */
+  def addedNew(key: Array[Byte]): Unit = {
+    if (filter != null) filter.addNew(key)
+    kept(key)
+  }
+
+  private def kept(key: Array[Byte]): Unit =
     if (build != null) {
       build.pending += key
       if (build.pending.size > MaxPending) stopBuild()
     }
-  }
 
   /** True while a filter serves (for tests and figures). */
   def serving: Boolean = filter != null

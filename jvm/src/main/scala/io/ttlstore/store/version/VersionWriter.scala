@@ -54,7 +54,7 @@ final class VersionWriter(
     counter.added(ts)
     db.put(k, v)
     // A key the DB held is in the filter already.
-    if (KnownKeys.isAbsent(old)) storedKeys.added(k)
+    if (KnownKeys.isAbsent(old)) storedKeys.addedNew(k)
     changes.put(k, v)
     knownKeys.written(k, ts)
   }
