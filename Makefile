@@ -358,9 +358,9 @@ test-lines: install publish-local line-venvs
 
 # make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
 # (test-jvm) beside it at a lower priority into .build/jvm-tests.log, and the other lines' cores beside both at the
-# lowest (ScalaTest leaves half the machine idle, the suite two thirds, waiting on query starts and restarts; the
-# others take that time). Each log is shown once all are done; any failure fails the target. (run-suites: the same
-# without building what they need.)
+# lowest. The machine is CPU-bound throughout, so running ScalaTest beside saves little and a second pytest process
+# for the suite cost more than it saved. Each log is shown once all are done; any failure fails the target.
+# (run-suites: the same without building what they need.)
 SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites

@@ -97,18 +97,18 @@ DRIVER = textwrap.dedent(
         (source / f".{i}.tmp").write_text("".join(json.dumps(r) + "\\n" for r in rows))
         (source / f".{i}.tmp").rename(source / f"round-{i:04d}.json")
 
-    def run_round(name, checkpoint, outputs, read=None):
+    def run_round(name, checkpoint, outputs):  # returns the state operator's custom metrics, summed over batches
         def collect(df, batch_id):
             outputs[batch_id] = sorted(tuple(r) for r in df.collect())
         query = (spark.readStream.schema("k string").option("maxFilesPerTrigger", 1).json(str(work / f"{name}-in"))
                  .groupBy("k").count().writeStream.outputMode("update").foreachBatch(collect)
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
-        try:
-            query.awaitTermination()
-        finally:
-            for progress in query.recentProgress if read is not None else []:
-                for name, value in progress.get("stateOperators", [{}])[0].get("customMetrics", {}).items():
-                    read[name] = read.get(name, 0) + value
+        query.awaitTermination()
+        summed = {}
+        for progress in query.recentProgress:
+            for metric, value in progress["stateOperators"][0]["customMetrics"].items():
+                summed[metric] = summed.get(metric, 0) + value
+        return summed
 
     def snapshotted_partitions(version):  # the store partitions whose snapshot of `version` the checkpoint holds
         pages = s3.get_paginator("list_objects_v2").paginate(Bucket="checkpoints", Prefix="flaky/state/0/")
@@ -146,15 +146,14 @@ DRIVER = textwrap.dedent(
         before = dict(proxy.injected)
         start = time.time()
         entry = {"round": i, "fault": fault.kind if fault else None}
-        read = entry.setdefault("metrics", {})
         try:
-            run_round("ttlstore", "s3a://checkpoints/flaky", outputs, read)
+            entry["metrics"] = run_round("ttlstore", "s3a://checkpoints/flaky", outputs)
         except Exception as e:
             entry["failed"] = failure(e)
             proxy.set(None)  # the store is back
             if lazy and i:
                 open_lazily_next(i)
-            run_round("ttlstore", "s3a://checkpoints/flaky", outputs, read)  # the failed batch, again
+            entry["metrics"] = run_round("ttlstore", "s3a://checkpoints/flaky", outputs)  # the failed batch, again
         proxy.set(None)
         if lazy:
             open_lazily_next(i + 1)
@@ -180,7 +179,7 @@ def run_driver(work: Path, faults: list[int], arm: str) -> dict:
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     results = [line.removeprefix("RESULT ") for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
     assert ran.returncode == 0 and len(results) == 1, ran.stdout[-3000:] + ran.stderr[-5000:]
-    return json.loads(results[0])
+    return {**json.loads(results[0]), "arm": arm}
 
 
 #: How each round's stores load: fetching every file first, or opening first (``lazyLoad.enabled``) with every
@@ -237,16 +236,16 @@ def test_no_committed_version_is_lost_or_changed(flaky_run: dict):
     assert_no_committed_version_lost_or_changed(flaky_run)
 
 
-def assert_opened_lazily_if_asked(run: dict, arm: str) -> None:
+def assert_opened_lazily_if_asked(run: dict) -> None:
     """In the open-first arm the restarted rounds' stores read SST files from the checkpoint (they opened before their
     files were local; a round whose downloads land before the DB opens reads none); fetching first, none did."""
     reads = [entry["metrics"].get("ttlstoreLoadCheckpointReads", 0) for entry in run["rounds"][1:]]
-    assert any(reads) if arm == "open first" else not any(reads), reads
+    assert any(reads) if run["arm"] == "open first" else not any(reads), reads
 
 
 @pytest.mark.long
-def test_the_stores_open_as_their_arm_says(flaky_run: dict, request: pytest.FixtureRequest):
-    assert_opened_lazily_if_asked(flaky_run, request.node.callspec.params["flaky_run"])
+def test_the_stores_open_as_their_arm_says(flaky_run: dict):
+    assert_opened_lazily_if_asked(flaky_run)
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -258,4 +257,4 @@ def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_fil
     run = run_driver(tmp_path, [DOWNLOAD_RESET], arm)
     assert_came_to_what_it_must(run, DOWNLOAD_RESET)
     assert_no_committed_version_lost_or_changed(run)
-    assert_opened_lazily_if_asked(run, arm)
+    assert_opened_lazily_if_asked(run)
