@@ -60,6 +60,24 @@ class StoredKeysSuite extends AnyFunSuite {
     }
   }
 
+  test("reads that find their keys stop asking the filter, new keys bring it back, and every answer stays right") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        fill(p, 1, 20000)
+        val store = p.getStore(1)
+        val keys = p.localStore.storedKeys
+        assert(keys.askedByEveryRead)
+        assert((0 until 20000).forall(i => store.keyExists(key("v0", i))))
+        assert(!keys.askedByEveryRead) // a window of "maybe" answers: most reads go to RocksDB alone
+        assert((0 until 20000).forall(i => !store.keyExists(key("new", i))))
+        assert(keys.askedByEveryRead) // the sampled reads found new keys
+        (0 until 20000).foreach(i => store.put(key("new", i), value(1)))
+        store.commit()
+        assert(store.metrics.numKeys == 40000)
+      }
+    }
+  }
+
   test("a filter whose keys are mostly gone is rebuilt smaller from a scan") {
     withTempDir { dir =>
       withProvider(ttlProvider(dir)) { p =>

@@ -23,7 +23,8 @@ import io.ttlstore.store.rocksdb.{CheckedIterator, RocksDbHandle}
  * restored from a snapshot gets one from a scan in the background, started at a commit ([[committed]])
  * on an iterator taken then, the writes after it kept aside and added when the scan ends. The same
  * scan replaces a filter whose keys are mostly gone (more than twice the rows): memory stays about
- * 1.25 bytes per stored key. Until then reads go to RocksDB, as without it.
+ * 1.25 bytes per stored key. Until then reads go to RocksDB, as without it. Where nearly every key read is
+ * stored (a steady deduplication, an aggregation's updates), most reads skip the filter ([[FilterUse]]).
  *
  * No scan where it would read files that are not local (lazy hydration, remote mode, where a filter
  * whose keys are mostly gone is dropped instead). Used by the
@@ -35,11 +36,15 @@ final class StoredKeys(scans: Boolean) extends Logging {
 
   private var filter: KeyBloom = _
   private var build: Build = _
+  private val use = new FilterUse
 
-  /** True if the DB certainly holds no row for `key`. */
+  /**
+   * True if the DB certainly holds no row for `key`. False says nothing: no filter serves, or this read
+   * does not ask it, since lately it found nearly every key it was asked for ([[FilterUse]]).
+   */
   def certainlyAbsent(key: Array[Byte]): Boolean = {
     if (build != null && build.done) settle()
-    filter != null && !filter.mightContain(key)
+    filter != null && use.ask() && use.answered(!filter.mightContain(key))
   }
 
   /** A write gave `key` a row (a replayed put: the key may have had one). */
@@ -62,6 +67,9 @@ final class StoredKeys(scans: Boolean) extends Logging {
 
   /** True while a filter serves (for tests and figures). */
   def serving: Boolean = filter != null
+
+  /** True while every read asks the filter that serves, not one in [[FilterUse.SampleEvery]] (for tests). */
+  def askedByEveryRead: Boolean = serving && use.askingEveryRead
 
   /** Heap bytes of the filters, the one serving and the one being built. */
   def bytes: Long = (if (filter != null) filter.bytes else 0L) + (if (build != null) build.bytes else 0L)

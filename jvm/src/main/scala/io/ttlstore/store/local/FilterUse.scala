@@ -1,0 +1,67 @@
+package io.ttlstore.store.local
+
+/**
+ * Whether a read should ask the stored-keys filter ([[StoredKeys]]) before RocksDB, from what the filter
+ * answered lately. The filter pays only for the reads it answers "absent": a read of a stored key passes
+ * it (a cache miss per part it probes) and then asks RocksDB all the same. In a steady deduplication or
+ * an aggregation's updates, where nearly every key read is stored, that was 18% of the task threads'
+ * samples beside RocksDB's 30% (docs/performance.md, "The stored-keys filter"). So the filter is asked
+ * while at least one in [[MinAbsentShareDenominator]] of its last [[Window]] answers was "absent"; below that only one
+ * read in [[SampleEvery]] asks it, so that the share is still known and the filter serves again once new
+ * keys come.
+ *
+ * Skipping the filter never changes an answer: RocksDB holds the truth and the filter only saves asking
+ * it. Pure: it counts answers, no clock, no I/O; not thread-safe (the task's thread alone).
+ */
+final class FilterUse {
+  import FilterUse._
+
+  private var asking = true
+  private var skipped = 0
+  private var answers = 0
+  private var absent = 0
+
+  /** True if this read should ask the filter (then [[answered]] takes what it said). */
+  def ask(): Boolean =
+    asking || {
+      skipped += 1
+      if (skipped < SampleEvery) false
+      else {
+        skipped = 0
+        true
+      }
+    }
+
+  /** Counts what the filter answered for a read that asked it; returns `wasAbsent`. */
+  def answered(wasAbsent: Boolean): Boolean = {
+    answers += 1
+    if (wasAbsent) absent += 1
+    if (answers == Window) {
+      asking = absent * MinAbsentShareDenominator >= Window
+      answers = 0
+      absent = 0
+    }
+    wasAbsent
+  }
+
+  /** True while every read asks the filter (for tests and figures). */
+  def askingEveryRead: Boolean = asking
+}
+
+object FilterUse {
+
+  /** Answers a decision is made from. */
+  val Window = 1024
+
+  /**
+   * The filter is asked by every read while at least one answer in this many was "absent" (1/8). Measured
+   * on 2026-11-29: an "absent" answer saves a RocksDB read of a missing key, some 1.3 µs (a version of
+   * 100,000 new keys took 305 ms with the filter against 439 without); a read of a stored key pays the
+   * filter's probes, some 0.2-0.3 µs. It breaks even near one read in five answered absent: below one in
+   * eight it surely costs more than it saves, and between the two a stream of new keys keeps it.
+   */
+  val MinAbsentShareDenominator = 8
+
+  /** While the filter is not asked by every read, one read in this many asks it. */
+  val SampleEvery = 16
+}

@@ -1,0 +1,57 @@
+package io.ttlstore
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.store.local.FilterUse
+
+/** When a read asks the stored-keys filter: every read while the filter answers "absent" often enough, else a sample. */
+class FilterUseSuite extends AnyFunSuite {
+
+  /** Runs `reads` reads whose filter answer is `absent(i)` for the i-th read that asks; returns how many asked. */
+  private def run(use: FilterUse, reads: Int, absent: Int => Boolean): Int = {
+    var asked = 0
+    (0 until reads).foreach { _ =>
+      if (use.ask()) {
+        use.answered(absent(asked))
+        asked += 1
+      }
+    }
+    asked
+  }
+
+  test("every read asks the filter at first and while it answers absent for new keys") {
+    val use = new FilterUse
+    assert(run(use, 10 * FilterUse.Window, _ => true) == 10 * FilterUse.Window)
+    assert(use.askingEveryRead)
+  }
+
+  test("reads of stored keys stop asking after one window, then one read in SampleEvery asks") {
+    val use = new FilterUse
+    assert(run(use, FilterUse.Window, _ => false) == FilterUse.Window)
+    assert(!use.askingEveryRead)
+    assert(run(use, 100 * FilterUse.SampleEvery, _ => false) == 100)
+  }
+
+  test("new keys bring every read back once a window of sampled answers holds enough of them") {
+    val use = new FilterUse
+    run(use, FilterUse.Window, _ => false)
+    val reads = FilterUse.Window * FilterUse.SampleEvery
+    assert(run(use, reads, _ => true) == FilterUse.Window)
+    assert(use.askingEveryRead)
+  }
+
+  test("the filter keeps every read at one absent answer in MinAbsentShareDenominator, and not below") {
+    val d = FilterUse.MinAbsentShareDenominator
+    val atShare = new FilterUse
+    run(atShare, FilterUse.Window, i => i % d == 0)
+    assert(atShare.askingEveryRead)
+    val below = new FilterUse
+    run(below, FilterUse.Window, i => i % (d * 2) == 0)
+    assert(!below.askingEveryRead)
+  }
+
+  test("what a read asked is handed back unchanged") {
+    val use = new FilterUse
+    assert(use.answered(true) && !use.answered(false))
+  }
+}
