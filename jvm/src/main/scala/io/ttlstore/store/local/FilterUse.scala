@@ -3,9 +3,9 @@ package io.ttlstore.store.local
 /**
  * Whether a read should ask the stored-keys filter ([[StoredKeys]]) before RocksDB, from what the filter
  * answered lately. The filter pays only for the reads it answers "absent": a read of a stored key passes
- * it (a cache miss per part it probes) and then asks RocksDB all the same. In a steady deduplication or
- * an aggregation's updates, where nearly every key read is stored, that was 18% of the task threads'
- * samples beside RocksDB's 30% (docs/performance.md, "The stored-keys filter"). So the filter is asked
+ * it (a cache miss per part it probes) and then asks RocksDB all the same: in a steady deduplication or
+ * an aggregation's updates, where nearly every key read is stored, the filter is pure cost
+ * (docs/performance.md, "The stored-keys filter", has the measurements). So the filter is asked
  * while at least one in [[MinAbsentShareDenominator]] of its last [[Window]] answers was "absent"; below that only one
  * read in [[SampleEvery]] asks it, so that the share is still known and the filter serves again once new
  * keys come.
@@ -54,11 +54,10 @@ object FilterUse {
   val Window = 1024
 
   /**
-   * The filter is asked by every read while at least one answer in this many was "absent" (1/8). Measured
-   * on 2026-11-29: an "absent" answer saves a RocksDB read of a missing key, some 1.3 µs (a version of
-   * 100,000 new keys took 305 ms with the filter against 439 without); a read of a stored key pays the
-   * filter's probes, some 0.2-0.3 µs. It breaks even near one read in five answered absent: below one in
-   * eight it surely costs more than it saves, and between the two a stream of new keys keeps it.
+   * The filter is asked by every read while at least one answer in this many was "absent" (1/8). An
+   * "absent" answer saves a RocksDB read of a missing key, a stored key's read pays the filter's probes
+   * for nothing; by the figures in docs/performance.md it breaks even near one read in five. Below one in
+   * eight it surely costs more than it saves; between the two, a stream of new keys keeps it.
    */
   val MinAbsentShareDenominator = 8
 
