@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.StructType
  */
 trait StoreAdapter extends StateStore {
 
-  /** The store's one column family (`io.ttlstore.store.version.TtlStore.DefaultColumnFamily`). */
+  /** The store's one column family (`io.ttlstore.store.version.StoreVersion.DefaultColumnFamily`). */
   private val Default = "default"
 
   def get(key: UnsafeRow, colFamilyName: String): UnsafeRow

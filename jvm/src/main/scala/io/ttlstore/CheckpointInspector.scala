@@ -15,7 +15,7 @@ import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.legacy.{HdfsProviderFiles, RocksDbProviderFiles}
 import io.ttlstore.ttl.ExpiryRule
 import io.ttlstore.store.codec.TimestampedValue
-import io.ttlstore.store.local.{CheckpointFormat, LocalStore}
+import io.ttlstore.store.local.{CheckpointFormat, LocalCopy}
 import io.ttlstore.store.rocksdb.LocalWorkDirs
 
 /**
@@ -196,7 +196,7 @@ object CheckpointInspector {
     val settings = TtlStoreSettings.parse(Map.empty)
     val workDir = LocalWorkDirs.create(new File(System.getProperty("java.io.tmpdir")))
     val format = CheckpointFormat.of(v2 = file.id.isDefined)
-    val local = new LocalStore(s"inspect of $storeName", workDir, settings, format, files, new SnapshotUploader(files))
+    val local = new LocalCopy(s"inspect of $storeName", workDir, settings, format, files, new SnapshotUploader(files))
     try {
       local.load(file, loadEmpty = false)
       val ttlMs = ttl.map(_.ttlMs).getOrElse(0L)

@@ -15,17 +15,17 @@ import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, LineCapabilities, SparkClasses}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 import io.ttlstore.store.codec.{KeyCodec, LegacyKeys}
-import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalStore, SnapshotUploadReport, StoreMaintenance}
+import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalCopy, SnapshotUploadReport, StoreMaintenance}
 import io.ttlstore.store.nativelib.NativeFilter
 import io.ttlstore.store.rocksdb.LocalWorkDirs
-import io.ttlstore.store.version.{DbReads, LoadFigures, StateReaderView, StoreMetrics, TtlStore, VersionSettings, VersionTime}
+import io.ttlstore.store.version.{DbReads, LoadFigures, StateReaderView, StoreMetrics, StoreVersion, VersionSettings, VersionTime}
 
 /**
  * ttlstore's state store provider: `spark.sql.streaming.stateStore.providerClass =
  * io.ttlstore.TtlStateStoreProvider`.
  *
  * A thin adapter over the parts: it checks Spark's lifecycle, loads the requested version into the
- * [[LocalStore]], opens [[TtlStore]]s on it with everything they need ([[VersionSettings]]), and runs
+ * [[LocalCopy]], opens [[StoreVersion]]s on it with everything they need ([[VersionSettings]]), and runs
  * background maintenance (snapshot upload, retention, compaction). Spark creates one instance per
  * store and executor, and one more on the driver with the zero-argument constructor, without
  * `init`, only to read `supportedCustomMetrics`: so the constructor only checks that Spark is of
@@ -43,7 +43,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
   private var files: CheckpointFiles = _
   private var snapshots: SnapshotUploader = _
   private var maintenance: StoreMaintenance = _
-  private var local: LocalStore = _
+  private var local: LocalCopy = _
 
   /** What every version of this store is told; each open fills in its version, time and policy. */
   private var template: VersionSettings = _
@@ -97,7 +97,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
     val format = CheckpointFormat.forProvider(CheckpointFormatV2.enabled(storeConf), readByStateReader,
       files.listing().hasCheckpointIds)
     val workDir = LocalWorkDirs.create(LocalWorkDirs.root(settings.localDir))
-    this.local = new LocalStore(stateStoreId.toString, workDir, settings, format, files, snapshots, newFilter,
+    this.local = new LocalCopy(stateStoreId.toString, workDir, settings, format, files, snapshots, newFilter,
       clock, LegacyKeys.encoder(codec, keySchema), storeConf.compressionCodec)
     this.maintenance = new StoreMaintenance(stateStoreId.toString, files, snapshots, local,
       SnapshotUploadReport(stateStoreId, storeConf, hadoopConf), storeConf.minVersionsToRetain,
@@ -139,7 +139,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       getStore(version, uniqueId, forceSnapshotOnCommit, loadEmpty = false)
     } else {
       // The same batch: the write store keeps the read store's "now".
-      val now = readStore match { case t: TtlStore => t.now; case _ => this.now(version) }
+      val now = readStore match { case t: StoreVersion => t.now; case _ => this.now(version) }
       open(version, readOnly = false, forceSnapshotOnCommit, now)
     }
   }
@@ -149,7 +149,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
    * removes nothing it would show. A read-only store opened by Spark's state reader instead judges
    * with what [[StateReaderView]] says.
    */
-  private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): TtlStore =
+  private def open(version: Long, readOnly: Boolean, forceSnapshot: Boolean, now: Long): StoreVersion =
     synchronized {
       val base = template.copy(version = version, readOnly = readOnly, now = now, lastLoad = lastLoad,
         judgedByWatermark = time.watermarkAt(version).contains(now),
@@ -157,7 +157,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
         loadedCheckpointId = local.loadedCheckpointId, checkpointId = local.sessionCheckpointId)
       val forReader = if (readOnly && readByStateReader) StateReaderView.of(base, local.recorded) else None
       if (forReader.isEmpty) local.pushTime(settings.ttl.ttlMs, now)
-      new TtlStore(forReader.getOrElse(base), local)
+      new StoreVersion(forReader.getOrElse(base), local)
     }
 
   /**
@@ -188,7 +188,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
   /** Spark's state reader with `readChangeFeed`: the changes of versions `startVersion` to `endVersion`. */
   override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String],
       endCheckpointId: Option[String]): ChangeFeed = {
-    colFamilyName.filter(_ != TtlStore.DefaultColumnFamily).foreach { name =>
+    colFamilyName.filter(_ != StoreVersion.DefaultColumnFamily).foreach { name =>
       throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'")
     }
     val versions = new LineageFiles(files).feedVersions(startVersion, endVersion, endCheckpointId)
@@ -224,7 +224,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
   override def toString: String = s"TtlStateStoreProvider[$id]"
 
   /** For tests: the local working copy. */
-  private[ttlstore] def localStore: LocalStore = local
+  private[ttlstore] def localStore: LocalCopy = local
 
   /** For tests: the checkpoint files of this store. */
   private[ttlstore] def checkpointFiles: CheckpointFiles = files

@@ -14,7 +14,7 @@ import io.ttlstore.ttl.ManualClock
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
 import io.ttlstore.store.rocksdb.ReadTuning
 import io.ttlstore.store.rocksdb.RocksDbHandle
-import io.ttlstore.store.version.{StoreMetrics, TtlStore}
+import io.ttlstore.store.version.{StoreMetrics, StoreVersion}
 
 /** What only ttlstore promises: its layout on disk, its timestamps, and its errors on bad input. */
 class TtlStateStoreProviderSuite extends AnyFunSuite {
@@ -52,7 +52,7 @@ class TtlStateStoreProviderSuite extends AnyFunSuite {
   }
 
   test("a store names its one column family as Spark does, and refuses any other by name") {
-    assert(TtlStore.DefaultColumnFamily == StateStore.DEFAULT_COL_FAMILY_NAME)
+    assert(StoreVersion.DefaultColumnFamily == StateStore.DEFAULT_COL_FAMILY_NAME)
     withTempDir { dir =>
       val provider = ttlProvider(dir)
       try {

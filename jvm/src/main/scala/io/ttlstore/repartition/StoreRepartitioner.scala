@@ -11,7 +11,7 @@ import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.RepartitionErrors
 import io.ttlstore.ttl.TimestampHistogram
 import io.ttlstore.store.codec.TimestampedValue
-import io.ttlstore.store.local.{CheckpointFormat, LocalStore}
+import io.ttlstore.store.local.{CheckpointFormat, LocalCopy}
 import io.ttlstore.store.rocksdb.RocksDbHandle
 
 /**
@@ -58,7 +58,7 @@ final class StoreRepartitioner(plan: RepartitionPlan, operatorId: Long, store: S
       rows: Array[Long]): Option[TtlRecord] = {
     val files = new CheckpointFiles(storeDir(q), hadoopConf)
     // A repartition reads and writes format v1 stores (RepartitionPlan refuses a checkpoint with ids).
-    val local = new LocalStore(s"repartition of ${files.storeDir}", new File(workDir, s"read-$q"), settings,
+    val local = new LocalCopy(s"repartition of ${files.storeDir}", new File(workDir, s"read-$q"), settings,
       CheckpointFormat.ByVersion, files, new SnapshotUploader(files))
     try {
       local.load(VersionFile(plan.readVersion, None), loadEmpty = false)

@@ -59,7 +59,7 @@ object Route {
 final case class Fallback(base: Long, route: () => Route)
 
 /**
- * What a load does, decided before the local copy is touched ([[VersionLoads]] plans, [[LocalStore]]
+ * What a load does, decided before the local copy is touched ([[VersionLoads]] plans, [[LocalCopy]]
  * carries it out in one place).
  */
 sealed trait LoadPlan

@@ -9,12 +9,12 @@ import io.ttlstore.store.rocksdb.RocksDbHandle
  * reads learned and those it certainly does not hold, what the last commit left (counts,
  * timestamps, cursors, adoption), the native filter's upkeep, a new changelog, and the two ways
  * a version ends (committed, invalidated).
- * [[LocalStore]] implements it; a version reaches nothing else of it (loads, snapshots, maintenance).
+ * [[LocalCopy]] implements it; a version reaches nothing else of it (loads, snapshots, maintenance).
  */
 private[store] trait LocalCopyView {
   def db: RocksDbHandle
   def knownKeys: KnownKeys
-  def storedKeys: StoredKeys
+  def keyIndex: KeyIndex
 
   def numRows: Long
   def timestamps: TimestampHistogram

@@ -20,7 +20,7 @@ private[ttlstore] final class StoreMaintenance(
     storeName: String,
     files: CheckpointFiles,
     snapshots: SnapshotUploader,
-    local: LocalStore,
+    local: LocalCopy,
     report: SnapshotUploadReport,
     minVersionsToRetain: Int,
     maxVersionsToDelete: Option[Int])

@@ -13,7 +13,7 @@ import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors}
  * How a local copy comes to hold the version a load asks for, as a [[LoadPlan]]: which snapshot to
  * restore (or the empty state, or the adopted state of Spark's provider), which changelogs to replay
  * under which checkpoint ids, and when the copy it holds already serves. It reads the checkpoint and
- * decides; [[LocalStore]] carries the plan out.
+ * decides; [[LocalCopy]] carries the plan out.
  *
  * By version (format v1): the newest snapshot at or below v, then the changelogs after it
  * ([[VersionChain]]). By checkpoint id (format v2): the lineage of (v, id) back to the newest snapshot

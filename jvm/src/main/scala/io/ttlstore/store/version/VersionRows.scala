@@ -34,7 +34,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
       a.adoptedAtMs, settings.policy.timeCharacteristic)).getOrElse(Long.MaxValue)
   private val access = RowAccess.open(local.db, local.legacyRows, legacyStamp)
   private val counter = new RowCounter(local.numRows, local.timestamps, local.countedFrom)
-  private val writer = new VersionWriter(local.db, access, counter, local.knownKeys, local.storedKeys,
+  private val writer = new VersionWriter(local.db, access, counter, local.knownKeys, local.keyIndex,
     () => local.newChangelog(VersionFile(settings.version + 1, settings.checkpointId), settings.changelogCodec))
 
   /** Event time: the largest event time seen so far, committed as the next version's "now". */
@@ -66,7 +66,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
    * its time). A write of such a key then looks it up again.
    */
   def read(k: Array[Byte], writable: Boolean, rememberFound: Boolean = true): Array[Byte] = {
-    val current = if (local.storedKeys.certainlyAbsent(k)) null else local.db.get(k)
+    val current = if (local.keyIndex.certainlyAbsent(k)) null else local.db.get(k)
     val legacy = if (current == null) access.legacy(k) else null
     if (legacy == null && (current == null || rememberFound)) writer.remember(k, current)
     val stored = if (current != null) current else legacy
@@ -219,7 +219,7 @@ final class VersionRows(settings: VersionSettings, local: LocalCopyView) {
 
   /**
    * With the native filter: uncounts the rows certainly expired, and asks maintenance to compact
-   * once enough have expired (see [[LocalStore.expiredUncounted]]): the filter then sees every file.
+   * once enough have expired (see [[LocalCopy.expiredUncounted]]): the filter then sees every file.
    */
   private def forgetExpired(): Unit = if (rules.enabled) {
     val dropped = counter.forgetExpired(settings.policy.ttlMs, settings.now)

@@ -42,5 +42,5 @@ final case class VersionSettings(
     /** Event time: `now` is the batch's watermark (recorded with the version for readers). */
     judgedByWatermark: Boolean = false) {
 
-  override def toString: String = s"TtlStore[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
+  override def toString: String = s"StoreVersion[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
 }

@@ -4,7 +4,7 @@ import org.apache.hadoop.conf.Configuration
 
 import io.ttlstore.checkpoint.OffsetLog
 import io.ttlstore.ttl.{Clock, TimeCharacteristic}
-import io.ttlstore.store.local.LocalStore
+import io.ttlstore.store.local.LocalCopy
 
 /**
  * "Now" for a version a provider opens, which the micro-batch with the same id writes on
@@ -15,7 +15,7 @@ import io.ttlstore.store.local.LocalStore
  * one, else the stream time recorded with the version (the store's own, as Kafka Streams keeps it).
  */
 final class VersionTime(
-    local: LocalStore,
+    local: LocalCopy,
     time: TimeCharacteristic,
     testingClock: Boolean,
     /** `<checkpoint>/state` (Spark's offset log is beside it). */

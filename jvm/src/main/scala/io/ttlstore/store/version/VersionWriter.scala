@@ -2,13 +2,13 @@ package io.ttlstore.store.version
 
 import io.ttlstore.checkpoint.{ChangelogWriter, TtlRecord}
 import io.ttlstore.store.codec.TimestampedValue
-import io.ttlstore.store.local.{KnownKeys, StoredKeys}
+import io.ttlstore.store.local.{KnownKeys, KeyIndex}
 import io.ttlstore.store.rocksdb.RocksDbHandle
 
 /**
  * The changes of one store version: every write and delete goes to the local DB and to the
  * version's changelog (created on the first change), keeps the row count exact, and tells
- * [[KnownKeys]] what became of the key, and [[StoredKeys]] of each new key. A write of a legacy key upgrades it: the key leaves the
+ * [[KnownKeys]] what became of the key, and [[KeyIndex]] of each new key. A write of a legacy key upgrades it: the key leaves the
  * legacy family, and replaying the logged put does the same.
  */
 final class VersionWriter(
@@ -16,7 +16,7 @@ final class VersionWriter(
     access: RowAccess,
     counter: RowCounter,
     knownKeys: KnownKeys,
-    storedKeys: StoredKeys,
+    keyIndex: KeyIndex,
     newChangelog: () => ChangelogWriter) {
 
   private var changelog: ChangelogWriter = _
@@ -31,7 +31,7 @@ final class VersionWriter(
   def storedTimestamp(k: Array[Byte]): java.lang.Long = {
     val known = knownKeys.lookup(k)
     if (known != null) known
-    else remember(k, if (!storedKeys.certainlyAbsent(k) && db.mayExist(k)) db.get(k) else null)
+    else remember(k, if (!keyIndex.certainlyAbsent(k) && db.mayExist(k)) db.get(k) else null)
   }
 
   /** Records what a read of the timestamped family found for the key; returns its timestamp. */
@@ -54,7 +54,7 @@ final class VersionWriter(
     counter.added(ts)
     db.put(k, v)
     // A key the DB held is in the filter already.
-    if (KnownKeys.isAbsent(old)) storedKeys.addedNew(k)
+    if (KnownKeys.isAbsent(old)) keyIndex.addedNew(k)
     changes.put(k, v)
     knownKeys.written(k, ts)
   }

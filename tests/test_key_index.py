@@ -3,7 +3,7 @@ RocksDB (docs/performance.md, "New keys"): a store that starts from the empty st
 restored from a snapshot builds it by a scan in the background after its first commit. A wrong "absent" shows
 as a key deduplicated twice, so the query runs several batches after a restart from a snapshot, each mixing
 keys stored before the restart, keys of the batches since and new keys, against Spark's HDFS provider.
-``jvm/.../StoredKeysSuite`` checks the filter at the store: the scan, the writes while it runs, its rebuild.
+``jvm/.../KeyIndexSuite`` checks the filter at the store: the scan, the writes while it runs, its rebuild.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@ package io.ttlstore
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.store.local.FilterUse
+import io.ttlstore.store.local.KeyIndexUse
 
-/** When a read asks the stored-keys filter: every read while the filter answers "absent" often enough, else a sample. */
-class FilterUseSuite extends AnyFunSuite {
+/** When a read asks the key index: every read while the filter answers "absent" often enough, else a sample. */
+class KeyIndexUseSuite extends AnyFunSuite {
 
   /** Runs `reads` reads whose filter answer is `absent(i)` for the i-th read that asks; returns how many asked. */
-  private def run(use: FilterUse, reads: Int, absent: Int => Boolean): Int = {
+  private def run(use: KeyIndexUse, reads: Int, absent: Int => Boolean): Int = {
     var asked = 0
     (0 until reads).foreach { _ =>
       if (use.ask()) {
@@ -20,38 +20,38 @@ class FilterUseSuite extends AnyFunSuite {
   }
 
   test("every read asks the filter at first and while it answers absent for new keys") {
-    val use = new FilterUse
-    assert(run(use, 10 * FilterUse.Window, _ => true) == 10 * FilterUse.Window)
+    val use = new KeyIndexUse
+    assert(run(use, 10 * KeyIndexUse.Window, _ => true) == 10 * KeyIndexUse.Window)
     assert(use.askingEveryRead)
   }
 
   test("reads of stored keys stop asking after one window, then one read in SampleEvery asks") {
-    val use = new FilterUse
-    assert(run(use, FilterUse.Window, _ => false) == FilterUse.Window)
+    val use = new KeyIndexUse
+    assert(run(use, KeyIndexUse.Window, _ => false) == KeyIndexUse.Window)
     assert(!use.askingEveryRead)
-    assert(run(use, 100 * FilterUse.SampleEvery, _ => false) == 100)
+    assert(run(use, 100 * KeyIndexUse.SampleEvery, _ => false) == 100)
   }
 
   test("new keys bring every read back once a window of sampled answers holds enough of them") {
-    val use = new FilterUse
-    run(use, FilterUse.Window, _ => false)
-    val reads = FilterUse.Window * FilterUse.SampleEvery
-    assert(run(use, reads, _ => true) == FilterUse.Window)
+    val use = new KeyIndexUse
+    run(use, KeyIndexUse.Window, _ => false)
+    val reads = KeyIndexUse.Window * KeyIndexUse.SampleEvery
+    assert(run(use, reads, _ => true) == KeyIndexUse.Window)
     assert(use.askingEveryRead)
   }
 
   test("the filter keeps every read at one absent answer in MinAbsentShareDenominator, and not below") {
-    val d = FilterUse.MinAbsentShareDenominator
-    val atShare = new FilterUse
-    run(atShare, FilterUse.Window, i => i % d == 0)
+    val d = KeyIndexUse.MinAbsentShareDenominator
+    val atShare = new KeyIndexUse
+    run(atShare, KeyIndexUse.Window, i => i % d == 0)
     assert(atShare.askingEveryRead)
-    val below = new FilterUse
-    run(below, FilterUse.Window, i => i % (d * 2) == 0)
+    val below = new KeyIndexUse
+    run(below, KeyIndexUse.Window, i => i % (d * 2) == 0)
     assert(!below.askingEveryRead)
   }
 
   test("what a read asked is handed back unchanged") {
-    val use = new FilterUse
+    val use = new KeyIndexUse
     assert(use.answered(true) && !use.answered(false))
   }
 }

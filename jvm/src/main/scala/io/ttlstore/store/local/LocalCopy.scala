@@ -24,7 +24,7 @@ import io.ttlstore.store.rocksdb.{LocalWorkDirs, RocksDbHandle}
  * copy is no longer trusted and the next load restores it. The checkpoint format (by version, or by
  * checkpoint id) is the store's for its life.
  */
-final class LocalStore(
+final class LocalCopy(
     storeName: String,
     workDir: File,
     settings: TtlStoreSettings,
@@ -58,7 +58,7 @@ final class LocalStore(
    * the DB certainly does not hold (while it stays open; no scan for them in remote mode).
    */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
-  val storedKeys = new StoredKeys(scans = settings.remoteCacheMb == 0)
+  val keyIndex = new KeyIndex(scans = settings.remoteCacheMb == 0)
 
   /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
   private val upkeep = new FilterUpkeep
@@ -188,7 +188,7 @@ final class LocalStore(
     case LoadBase.Held(_) => ()
     case LoadBase.Empty(version) =>
       restore(None)
-      storedKeys.startEmpty()
+      keyIndex.startEmpty()
       lastSnapshotVersion = version
     case LoadBase.Snapshot(file) => restore(Some(file))
     case LoadBase.Adopted(record, source) =>
@@ -208,7 +208,7 @@ final class LocalStore(
     state.committed(numRows, ttl)
     knownKeys.clear()
     // The DB's options and the filter of its keys follow what it holds and writes; a failure never fails the commit.
-    try Option(handle).foreach { h => h.committed(numRows); storedKeys.committed(numRows, h) }
+    try Option(handle).foreach { h => h.committed(numRows); keyIndex.committed(numRows, h) }
     catch { case NonFatal(e) => logWarning(s"Could not tune the RocksDB options of $storeName for its reads", e) }
   }
 
@@ -265,7 +265,7 @@ final class LocalStore(
   override def close(): Unit = { closeDb(); held.forget(); LocalWorkDirs.release(workDir) }
 
   private def closeDb(): Unit = dbLock.synchronized {
-    storedKeys.forget()
+    keyIndex.forget()
     if (handle != null) handle.close()
     handle = null
   }
@@ -291,7 +291,7 @@ final class LocalStore(
   private def replay(changelog: VersionFile): Unit = {
     val reader = changelogs.open(changelog)
     try {
-      Replay.changelog(reader, handle, state.legacyRows > 0, storedKeys.added)
+      Replay.changelog(reader, handle, state.legacyRows > 0, keyIndex.added)
       state.replayed(reader.rowsAfter, reader.ttl)
     } finally reader.close()
   }

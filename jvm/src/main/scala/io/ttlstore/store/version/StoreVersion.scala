@@ -11,7 +11,7 @@ import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.spark.StoreAdapter
 import io.ttlstore.store.version.StoreLifecycle._
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
-import io.ttlstore.store.local.LocalStore
+import io.ttlstore.store.local.LocalCopy
 
 /**
  * One version of one store, opened for a task: Spark's `StateStore` over [[VersionRows]]. It checks
@@ -22,7 +22,7 @@ import io.ttlstore.store.local.LocalStore
  *
  * Rows handed in are reused by Spark, so they are encoded (copied) at once.
  */
-final class TtlStore(settings: VersionSettings, local: LocalStore) extends StoreAdapter with Logging {
+final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends StoreAdapter with Logging {
   private val rows = new VersionRows(settings, local)
   private val keyCodec = settings.keyCodec
   private var lifecycle: StoreLifecycle = Updating
@@ -133,7 +133,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
 
   override def metrics: StateStoreMetrics = {
     val db = Option(local.db).filterNot(_.isClosed)
-    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L) + local.storedKeys.bytes,
+    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
         expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades))
   }
@@ -147,7 +147,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     StateStoreCheckpointInfo(settings.storeId.partitionId, settings.version + 1,
       settings.checkpointId.filter(_ => hasCommitted), settings.loadedCheckpointId)
 
-  override def allColumnFamilyNames: Set[String] = Set(TtlStore.DefaultColumnFamily)
+  override def allColumnFamilyNames: Set[String] = Set(StoreVersion.DefaultColumnFamily)
 
   // ---- members that only transformWithState and join state formats 3/4 use ----
 
@@ -180,7 +180,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
     KeyCodec.rowAt(settings.valueFields, stored, TimestampedValue.rowOffset, TimestampedValue.rowLength(stored))
 
   private def checkFamily(name: String): Unit =
-    if (name != TtlStore.DefaultColumnFamily) refuse(s"the column family '$name'")
+    if (name != StoreVersion.DefaultColumnFamily) refuse(s"the column family '$name'")
 
   private def checkOpen(operation: String): Unit =
     if (lifecycle == Aborted || lifecycle == Released) {
@@ -193,7 +193,7 @@ final class TtlStore(settings: VersionSettings, local: LocalStore) extends Store
   }
 }
 
-object TtlStore {
+object StoreVersion {
 
   /**
    * The one column family of a classic operator's store: what Spark 4.x names

@@ -17,45 +17,45 @@ import io.ttlstore.store.rocksdb.{CheckedIterator, RocksDbHandle}
  * RocksDB point read that searches the memtables and the files' filters through JNI (measured: such
  * misses took more of a new-key deduplication's task time than its puts).
  *
- * The filter is kept a superset of the DB's keys: every write of a key adds it ([[added]]); deletes,
+ * The index is kept a superset of the DB's keys: every write of a key adds it ([[added]]); deletes,
  * expiry and the native filter's drops leave it a superset, which only costs a point read. It serves
  * from a load that starts from the empty state (changelogs replayed into it add their keys); a DB
  * restored from a snapshot gets one from a scan in the background, started at a commit ([[committed]])
  * on an iterator taken then, the writes after it kept aside and added when the scan ends. The same
- * scan replaces a filter whose keys are mostly gone (more than twice the rows): memory stays about
+ * scan replaces an index whose keys are mostly gone (more than twice the rows): memory stays about
  * 1.25 bytes per stored key. Until then reads go to RocksDB, as without it. Where nearly every key read is
- * stored (a steady deduplication, an aggregation's updates), most reads skip the filter ([[FilterUse]]).
+ * stored (a steady deduplication, an aggregation's updates), most reads skip the index ([[KeyIndexUse]]).
  *
- * No scan where it would read files that are not local (lazy hydration, remote mode, where a filter
+ * No scan where it would read files that are not local (lazy hydration, remote mode, where an index
  * whose keys are mostly gone is dropped instead). Used by the
  * task's thread alone; the scan runs in one JVM-wide daemon thread and is stopped ([[forget]])
  * before the DB it reads closes.
  */
-final class StoredKeys(scans: Boolean) extends Logging {
-  import StoredKeys._
+final class KeyIndex(scans: Boolean) extends Logging {
+  import KeyIndex._
 
-  private var filter: KeyBloom = _
+  private var bloom: KeyBloom = _
   private var build: Build = _
-  private val use = new FilterUse
+  private val use = new KeyIndexUse
 
   /**
-   * True if the DB certainly holds no row for `key`. False says nothing: no filter serves, or this read
-   * does not ask it, since lately it found nearly every key it was asked for ([[FilterUse]]).
+   * True if the DB certainly holds no row for `key`. False says nothing: no index serves, or this read
+   * does not ask it, since lately it found nearly every key it was asked for ([[KeyIndexUse]]).
    */
   def certainlyAbsent(key: Array[Byte]): Boolean = {
     if (build != null && build.done) settle()
-    filter != null && use.ask() && use.answered(!filter.mightContain(key))
+    bloom != null && use.ask() && use.answered(!bloom.mightContain(key))
   }
 
   /** A write gave `key` a row (a replayed put: the key may have had one). */
   def added(key: Array[Byte]): Unit = {
-    if (filter != null) filter.add(key)
+    if (bloom != null) bloom.add(key)
     kept(key)
   }
 
   /** A write gave `key` a row where the DB held none. */
   def addedNew(key: Array[Byte]): Unit = {
-    if (filter != null) filter.addNew(key)
+    if (bloom != null) bloom.addNew(key)
     kept(key)
   }
 
@@ -65,36 +65,36 @@ final class StoredKeys(scans: Boolean) extends Logging {
       if (build.pending.size > MaxPending) stopBuild()
     }
 
-  /** True while a filter serves (for tests and figures). */
-  def serving: Boolean = filter != null
+  /** True while an index serves (for tests and figures). */
+  def serving: Boolean = bloom != null
 
-  /** True while every read asks the filter that serves, not one in [[FilterUse.SampleEvery]] (for tests). */
+  /** True while every read asks the index that serves, not one in [[KeyIndexUse.SampleEvery]] (for tests). */
   def askedByEveryRead: Boolean = serving && use.askingEveryRead
 
-  /** Heap bytes of the filters, the one serving and the one being built. */
-  def bytes: Long = (if (filter != null) filter.bytes else 0L) + (if (build != null) build.bytes else 0L)
+  /** Heap bytes of the index's Blooms, the one serving and the one being built. */
+  def bytes: Long = (if (bloom != null) bloom.bytes else 0L) + (if (build != null) build.bytes else 0L)
 
-  /** The DB was just opened empty: an empty filter serves. */
+  /** The DB was just opened empty: an empty index serves. */
   def startEmpty(): Unit = {
     forget()
-    filter = new KeyBloom()
+    bloom = new KeyBloom()
   }
 
-  /** The DB changes otherwise (a restore, a close): no filter, and a running scan is stopped. */
+  /** The DB changes otherwise (a restore, a close): no index, and a running scan is stopped. */
   def forget(): Unit = {
     stopBuild()
-    filter = null
+    bloom = null
   }
 
   /**
-   * After a commit of `db` that left `rows` rows: starts a scan of it if no filter serves or the one
+   * After a commit of `db` that left `rows` rows: starts a scan of it if no index serves or the one
    * serving holds more than twice as many keys as there are rows, and its files are all local. Where
-   * no scan may ever run (remote mode), such a filter is dropped and `db` is not read.
+   * no scan may ever run (remote mode), such an index is dropped and `db` is not read.
    */
   def committed(rows: Long, db: RocksDbHandle): Unit = {
-    val stale = filter != null && filter.keys > 2 * rows + KeyBloom.FirstCapacity
-    if (stale && !scans) filter = null
-    else if (scans && build == null && rows > 0 && (filter == null || stale) && !db.hydrating) {
+    val stale = bloom != null && bloom.keys > 2 * rows + KeyBloom.FirstCapacity
+    if (stale && !scans) bloom = null
+    else if (scans && build == null && rows > 0 && (bloom == null || stale) && !db.hydrating) {
       build = new Build(db.newIterator(), rows)
     }
   }
@@ -105,9 +105,9 @@ final class StoredKeys(scans: Boolean) extends Logging {
     try {
       val built = done.built
       done.pending.foreach(built.add)
-      filter = built
+      bloom = built
     } catch {
-      case NonFatal(e) => logWarning("Could not build the filter of the keys a store holds; its reads ask RocksDB", e)
+      case NonFatal(e) => logWarning("Could not build the index of the keys a store holds; its reads ask RocksDB", e)
     }
   }
 
@@ -117,26 +117,26 @@ final class StoredKeys(scans: Boolean) extends Logging {
   }
 }
 
-object StoredKeys {
+object KeyIndex {
 
   /** Writes kept aside while a scan runs; a scan this far behind is dropped (and tried again at a commit). */
   val MaxPending = 1 << 20
 
   private lazy val scanner: ExecutorService = Executors.newSingleThreadExecutor(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, "ttlstore-stored-keys")
+      val t = new Thread(r, "ttlstore-key-index")
       t.setDaemon(true)
       t
     }
   })
 
-  /** A scan of the keys an iterator sees into a new filter, sized for `rows`. */
+  /** A scan of the keys an iterator sees into a new Bloom, sized for `rows`. */
   private final class Build(it: CheckedIterator, rows: Long) {
     val pending = new ArrayBuffer[Array[Byte]]()
     // Queued, then running or stopped before it ran; `ended` opens once the iterator is closed.
     private val state = new AtomicInteger(Queued)
     private val ended = new CountDownLatch(1)
-    @volatile private var filter: KeyBloom = _
+    @volatile private var bloom: KeyBloom = _
     @volatile private var failure: Throwable = _
 
     scanner.execute(new Runnable {
@@ -144,7 +144,7 @@ object StoredKeys {
         try {
           val f =
             new KeyBloom(math.max(KeyBloom.FirstCapacity.toLong, math.min(rows, KeyBloom.MaxPartCapacity.toLong)).toInt)
-          filter = f
+          bloom = f
           it.seekToFirst()
           var n = 0
           while (it.isValid && !(n % 4096 == 0 && state.get == Stopping)) {
@@ -163,13 +163,13 @@ object StoredKeys {
 
     def done: Boolean = ended.getCount == 0
 
-    /** The filter built (after [[done]]); throws what the scan failed with. */
+    /** The index built (after [[done]]); throws what the scan failed with. */
     def built: KeyBloom = {
       if (failure != null) throw failure
-      filter
+      bloom
     }
 
-    def bytes: Long = Option(filter).map(_.bytes).getOrElse(0L)
+    def bytes: Long = Option(bloom).map(_.bytes).getOrElse(0L)
 
     /** Stops the scan and returns once its iterator is closed. */
     def stop(): Unit =
