@@ -14,7 +14,10 @@ from conftest import ROOT, SPARK_LINES, adapter_dirs, read_capabilities
 
 JVM = ROOT / "jvm"
 MAIN = JVM / "src" / "main" / "scala"
-MAX_LINES = 300
+#: A main source file longer than this is flagged: it may hold two concepts (../shared/STYLE.md). A file that holds
+#: one concept stays whole, named in LONG_BY_CONCEPT with that concept: the cap asks for a look, never a split.
+MAX_LINES = 400
+LONG_BY_CONCEPT: dict[str, str] = {}
 #: An adapter holds what one or a few Spark lines do differently, and no more.
 MAX_ADAPTER_LINES = 60
 #: Every build: (Spark line, Scala binary version), as the rows of jvm/spark/lines.tsv.
@@ -125,10 +128,12 @@ def _cycles(graph: dict[Path, set[Path]]) -> list[list[Path]]:
     return found
 
 
-def test_no_main_source_file_is_longer_than_the_limit():
+def test_every_main_source_file_over_the_limit_is_named_as_one_concept():
     sources = {p: s for build in BUILDS for p, s in _sources(*build).items()}
     long_files = {p.relative_to(JVM).as_posix(): n for p, s in sources.items() if (n := s.count("\n")) > MAX_LINES}
-    assert long_files == {}
+    unnamed = {p: n for p, n in long_files.items() if p not in LONG_BY_CONCEPT}
+    assert unnamed == {}, "look for two concepts in each; a file of one concept is named in LONG_BY_CONCEPT"
+    assert set(LONG_BY_CONCEPT) <= set(long_files), "a file named in LONG_BY_CONCEPT is back under the limit"
 
 
 def test_every_adapter_is_small_and_lives_in_a_directory_named_for_the_lines_it_serves():
@@ -226,3 +231,15 @@ def test_the_checker_finds_a_cycle_when_there_is_one():
     a, b, c = Path("a"), Path("b"), Path("c")
     assert _cycles({a: {b}, b: {c}, c: {a}}) == [[a, b, c]]
     assert _cycles({a: {b}, b: {c}}) == []
+
+
+def test_every_name_the_glossary_points_to_is_in_the_code():
+    glossary = (ROOT / "docs" / "architecture.md").read_text().split("## Glossary")[1].split("\n## ")[0]
+    rows = [line.split("|")[-2] for line in glossary.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    names = {name for cell in rows for name in re.findall(r"`([^`]+)`", cell)}
+    assert names, "the glossary names its words' code"
+    sources = "\n".join(p.read_text() for ext in ("scala", "java") for p in (JVM / "src" / "main").rglob(f"*.{ext}"))
+    defined = set(re.findall(r"\b(?:class|object|trait)\s+(\w+)", sources))
+    missing = {n for n in names if not ((ROOT / n).exists() if "/" in n else n.split(".")[0] in defined)}
+    assert missing == set(), "docs/architecture.md's glossary points to names the code does not have"
+

@@ -110,7 +110,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       storeConf.compressionCodec, Some(hadoopConf).filter(_ => CoordinatorBridge.validatesCommits(storeConf)), lastLoad,
       loadedCheckpointId = None, checkpointId = None)
     logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
-      s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}; $format")
+      s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}; $format; ${local.locality}")
   }
 
   override def stateStoreId: StateStoreId = id

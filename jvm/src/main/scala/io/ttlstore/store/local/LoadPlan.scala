@@ -1,6 +1,6 @@
 package io.ttlstore.store.local
 
-import io.ttlstore.checkpoint.{AdoptionRecord, LineageItem, VersionFile}
+import io.ttlstore.checkpoint.{AdoptionRecord, LineageItem, Listing, VersionFile}
 import io.ttlstore.legacy.LegacySource
 
 /** Where a load starts building the version it was asked for. */
@@ -55,12 +55,44 @@ object Route {
       Some(lineage))
 }
 
-/** An older route to try once the planned route's snapshot failed to load: its base version, and the route. */
-final case class Fallback(base: Long, route: () => Route)
+/**
+ * An older route to try once the planned route's snapshot failed to load: its base version, and how its
+ * route is found.
+ */
+final case class Fallback(base: Long, route: Fallback.RouteTo)
+
+object Fallback {
+
+  /** How a fallback's route is found. */
+  sealed trait RouteTo
+
+  /** Format v1: the route is known when the plan is made. */
+  final case class Known(route: Route) extends RouteTo
+
+  /**
+   * Format v2: the route of `end` from a snapshot of version `base` on its lineage (one of `snapshots`, or the
+   * empty state at 0). A changelog records its lineage back to its own base only, so the lineage is walked back
+   * through the changelogs' records, which the load reads only if it comes to this fallback.
+   */
+  final case class AlongLineage(end: LineageItem, snapshots: Seq[VersionFile]) extends RouteTo
+}
 
 /**
- * What a load does, decided before the local copy is touched ([[VersionLoads]] plans, [[LocalCopy]]
- * carries it out in one place).
+ * What a build may do should its snapshot fail to load: the older routes Spark's snapshot repair allows (see
+ * [[io.ttlstore.config.SnapshotRepair]]), newest first, and whether an older base exists at all (if none does, the
+ * snapshot's own error is the load's).
+ */
+final case class Repair(fallbacks: Seq[Fallback], anyOlder: Boolean)
+
+object Repair {
+
+  /** Nothing to fall back to: the route restores no snapshot, or none is older. */
+  val Nothing: Repair = Repair(Nil, anyOlder = false)
+}
+
+/**
+ * What a load does, decided before the local copy is touched: [[VersionLoads]] plans, and [[LocalCopy.load]]
+ * carries the plan out in one place, step by step as the plan names them.
  */
 sealed trait LoadPlan
 
@@ -70,21 +102,19 @@ object LoadPlan {
   case object Reuse extends LoadPlan
 
   /**
-   * Build `version` by `route`. Should its snapshot fail to load, `fallbacks` lists the older routes
-   * Spark's snapshot repair allows (see [[io.ttlstore.config.SnapshotRepair]]), newest first, and
-   * `anyOlder` whether an older base exists at all (if none does, the snapshot's own error is the
-   * load's). `nextVersion` holds the changelogs of the version after `version` that the plan's
-   * listing found (earlier attempts of the next batch).
+   * Build `version` by `route`, falling back as `repair` says should its snapshot fail to load. `nextVersion` holds
+   * the changelogs of the version after `version` that the plan's listing found (earlier attempts of the next
+   * batch).
    */
-  final case class Build(
-      version: Long,
-      route: Route,
-      fallbacks: () => Seq[Fallback],
-      anyOlder: () => Boolean,
-      nextVersion: Seq[VersionFile])
-    extends LoadPlan
+  final case class Build(version: Long, route: Route, repair: Repair, nextVersion: Seq[VersionFile]) extends LoadPlan
 
   /** A build with no snapshot to repair around. */
   def build(version: Long, route: Route, nextVersion: Seq[VersionFile]): Build =
-    Build(version, route, () => Nil, () => false, nextVersion)
+    Build(version, route, Repair.Nothing, nextVersion)
 }
+
+/**
+ * A plan and the checkpoint listing it was made from (None: it needed none), so that a load that fails after a
+ * cleanup changed the checkpoint can tell and plan again.
+ */
+final case class Planned(plan: LoadPlan, listing: Option[Listing])

@@ -3,6 +3,7 @@ package io.ttlstore.store.local
 import java.io.File
 import java.util.UUID
 
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
@@ -10,7 +11,7 @@ import org.apache.spark.internal.Logging
 import io.ttlstore
   .checkpoint.{AdoptionRecord, ChangelogWriter, CheckpointFiles, SnapshotUploader, SstDownloads, TtlRecord, VersionFile}
 import io.ttlstore.config.TtlStoreSettings
-import io.ttlstore.errors.{TtlStoreErrors, TtlStoreException}
+import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors, TtlStoreException}
 import io.ttlstore.ttl.{Clock, SystemClock, TimestampHistogram}
 import io.ttlstore.store.nativelib.TtlCompactionFilter
 import io.ttlstore.store.rocksdb.{LocalWorkDirs, RocksDbHandle}
@@ -18,9 +19,11 @@ import io.ttlstore.store.rocksdb.{LocalWorkDirs, RocksDbHandle}
 /**
  * The working copy of one store on local disk: a RocksDB instance and the committed version it holds.
  *
- * [[VersionLoads]] plans each load from the checkpoint's files (a base, the changelogs after it);
- * [[load]] carries the plan out, in one place: it restores the base (repairing around a snapshot that
- * fails to load), replays the changelogs, and records what the copy now holds. After an abort the
+ * [[VersionLoads]] plans each load from the checkpoint's files (a base, the changelogs after it, the
+ * older bases snapshot repair may take, as data); [[load]] carries the plan out, in one place: it
+ * restores the base (repairing around a snapshot that fails to load), replays the changelogs, and
+ * records what the copy now holds. Where the SST files live ([[FileLocality]]) and how versions are
+ * named ([[CheckpointFormat]]) are chosen once, when the store opens. After an abort the
  * copy is no longer trusted and the next load restores it. The checkpoint format (by version, or by
  * checkpoint id) is the store's for its life.
  */
@@ -41,7 +44,9 @@ final class LocalCopy(
     /** The codec Spark's provider compressed its files with (spark.sql.streaming.stateStore.compression.codec). */
     stateCodec: String = "lz4") extends AutoCloseable with LocalCopyView with Logging {
 
-  private val dbDir = new DbDirectory(workDir, storeName, files, settings, snapshots)
+  /** Where the store's SST files live while the DB reads them: chosen once, here. */
+  val locality: FileLocality = FileLocality.choose(storeName, settings, files, () => snapshots.uploadedFiles)
+  private val dbDir = new DbDirectory(workDir, storeName, locality, snapshots)
   private val changelogs = new ChangelogPrefetch(files, workDir, settings.downloadThreads)
   private val checkpointsDir = new File(workDir, "checkpoints")
   @volatile private var handle: RocksDbHandle = _
@@ -58,7 +63,7 @@ final class LocalCopy(
    * the DB certainly does not hold (while it stays open; no scan for them in remote mode).
    */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
-  val keyIndex = new KeyIndex(scans = settings.remoteCacheMb == 0)
+  val keyIndex = new KeyIndex(scans = locality.scansKeys)
 
   /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
   private val upkeep = new FilterUpkeep
@@ -146,11 +151,22 @@ final class LocalCopy(
   /**
    * Makes the local DB hold committed version `target` (by checkpoint id, the version committed under
    * its id; version 0 has none), or with `loadEmpty` the empty state as that version; returns the
-   * changelogs replayed.
+   * changelogs replayed. [[VersionLoads]] plans; the plan is carried out here ([[carryOut]]), once more
+   * from a new listing if it failed after a cleanup changed the checkpoint under it.
    */
   def load(target: VersionFile, loadEmpty: Boolean): Int = InjectedLeak.after(settings, workDir, () => handle) {
-    loads.load(target, loadEmpty, () => held.file.filter(_ => handle != null))(run)
+    val first = loads.plan(target, loadEmpty, heldFile)
+    try carryOut(first.plan)
+    catch {
+      case NonFatal(e) if first.listing.exists(loads.changedSince(_, e)) =>
+        logInfo(s"The checkpoint ${files.root} changed while version ${target.version} loaded (files it listed " +
+          s"were deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
+        carryOut(loads.plan(target, loadEmpty, heldFile).plan)
+    }
   }
+
+  /** What the copy holds that a plan may build on (None: nothing trustworthy). */
+  private def heldFile: Option[VersionFile] = held.file.filter(_ => handle != null)
 
   /** Loads built around a snapshot that failed to load (autoSnapshotRepair) since the previous call. */
   def takeSnapshotsRepaired(): Int = { val n = repaired; repaired = 0; n }
@@ -162,29 +178,62 @@ final class LocalCopy(
    * Makes the local DB hold committed version `end` built from `snapshot` and the changelogs after it,
    * whatever else exists (Spark's state reader with `snapshotStartBatchId`); returns the changelogs replayed.
    */
-  def loadFromSnapshot(snapshot: VersionFile, end: VersionFile): Int = run(loads.fromSnapshot(snapshot, end))
+  def loadFromSnapshot(snapshot: VersionFile, end: VersionFile): Int = carryOut(loads.fromSnapshot(snapshot, end))
 
-  /** Carries out a load's plan: restores its base, replays its changelogs, records what the copy holds. */
-  private def run(plan: LoadPlan): Int = plan match {
+  /**
+   * Carries out a load's plan, step by step: restores its base ([[restoreBase]]), replays its changelogs, records
+   * what the copy holds.
+   */
+  private def carryOut(plan: LoadPlan): Int = plan match {
     case LoadPlan.Reuse =>
       held.reopened()
       0
     case p: LoadPlan.Build =>
       knownKeys.clear()
-      val path = p.route.snapshot.fold("")(files.snapshotPath(_).toString)
       changelogs.start(p.route)
       try {
-        val restored = BaseRestore.run(p, settings.snapshotRepair, path)(route => restoreBase(route.base))
-        if (restored.repaired) repaired += 1
+        val route = restoreBase(p)
         held.forget()
-        restored.route.changelogs.foreach(replay)
+        route.changelogs.foreach(replay)
         if (state.recorded.isEmpty && state.rows > 0) state.rebuilt(Replay.timestamps(handle))
-        held.built(p.version, restored.route.lineage, p.nextVersion)
-        restored.route.changelogs.size
+        held.built(p.version, route.lineage, p.nextVersion)
+        route.changelogs.size
       } finally changelogs.clear()
   }
 
-  private def restoreBase(base: LoadBase): Unit = base match {
+  /**
+   * Restores the base of the plan's route; once its snapshot failed to load [[SnapshotRepair.attemptsBeforeRepair]]
+   * times, the base of the first of the plan's fallbacks that restores, newest first (Spark's
+   * `autoSnapshotRepair`). Returns the route whose base was restored.
+   */
+  private def restoreBase(plan: LoadPlan.Build): Route = {
+    val attempts = if (plan.route.snapshot.isEmpty) 1 else math.max(1, settings.snapshotRepair.attemptsBeforeRepair)
+    val failed = Iterator.continually(Try(restoreFrom(plan.route.base))).take(attempts).takeWhile(_.isFailure).toVector
+    if (failed.size < attempts) plan.route else repairAround(plan, failed.last.failed.get)
+  }
+
+  /** The route of the first of the plan's fallbacks whose base restores, once its snapshot failed with `failure`. */
+  private def repairAround(plan: LoadPlan.Build, failure: Throwable): Route = {
+    val repair = settings.snapshotRepair
+    // Only a snapshot is repaired around; a full local disk or a file system that does not answer is no damage of
+    // the snapshot's, and with nothing older to build from at all the snapshot's own error names what to restore.
+    if (plan.route.snapshot.isEmpty || !repair.enabled || DiskFull.in(failure) || FileSystemFailure.in(failure) ||
+      !plan.repair.anyOlder) throw failure
+    val path = files.snapshotPath(plan.route.snapshot.get).toString
+    val built = plan.repair.fallbacks.iterator
+      .map(f => Try { val route = loads.route(f); restoreFrom(route.base); route }.toOption)
+      .collectFirst { case Some(route) => route }
+      .getOrElse(throw TtlStoreErrors.snapshotRepairFailed(path, plan.version, plan.route.base.version,
+          plan.repair.fallbacks.map(_.base), repair.maxChangelogReplay, failure))
+    val base = built.base.version
+    logWarning(s"The snapshot of version ${plan.route.base.version} ($path) failed to load; built version " +
+      s"${plan.version} from ${if (base == 0) "the empty state" else s"version $base"} and the changelogs after it " +
+      s"instead (autoSnapshotRepair): ${failure.getMessage}")
+    repaired += 1
+    built
+  }
+
+  private def restoreFrom(base: LoadBase): Unit = base match {
     case LoadBase.Held(_) => ()
     case LoadBase.Empty(version) =>
       restore(None)
@@ -274,16 +323,16 @@ final class LocalCopy(
   private def restore(snapshot: Option[VersionFile]): Unit = {
     closeDb()
     held.forget()
-    val (manifest, hydration) = dbDir.restore(snapshot)
+    val restored = dbDir.restore(snapshot)
     handle =
-      try RocksDbHandle.open(dbDir.dir, storeName, settings, newFilter(), hydration)
+      try RocksDbHandle.open(dbDir.dir, storeName, settings, newFilter(), restored.served)
       catch {
         case e: TtlStoreException if snapshot.isDefined && RocksDbHandle.isCorruption(e) =>
           throw TtlStoreErrors.snapshotCorrupted(files.snapshotPath(snapshot.get).toString, snapshot.get.version,
             s"its files do not open as a RocksDB instance: ${e.getCause.getMessage}")
       }
     upkeep.reset()
-    state.restored(manifest.map(_.numRows).getOrElse(0L), manifest.flatMap(_.ttl))
+    state.restored(restored.manifest.map(_.numRows).getOrElse(0L), restored.manifest.flatMap(_.ttl))
     sweepCursor = None; upgradeCursor = None
     lastSnapshotVersion = snapshot.fold(0L)(_.version)
   }

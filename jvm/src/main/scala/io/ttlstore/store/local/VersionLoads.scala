@@ -3,8 +3,6 @@ package io.ttlstore.store.local
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.internal.Logging
-
 import io.ttlstore.checkpoint.{CheckpointFiles, LineageItem, Listing, VersionChain, VersionFile}
 import io.ttlstore.config.SnapshotRepair
 import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors}
@@ -12,8 +10,8 @@ import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors}
 /**
  * How a local copy comes to hold the version a load asks for, as a [[LoadPlan]]: which snapshot to
  * restore (or the empty state, or the adopted state of Spark's provider), which changelogs to replay
- * under which checkpoint ids, and when the copy it holds already serves. It reads the checkpoint and
- * decides; [[LocalCopy]] carries the plan out.
+ * under which checkpoint ids, and when the copy it holds already serves, with the older routes snapshot
+ * repair may take as data. It reads the checkpoint and decides; [[LocalCopy.load]] carries the plan out.
  *
  * By version (format v1): the newest snapshot at or below v, then the changelogs after it
  * ([[VersionChain]]). By checkpoint id (format v2): the lineage of (v, id) back to the newest snapshot
@@ -22,52 +20,45 @@ import io.ttlstore.errors.{DiskFull, FileSystemFailure, TtlStoreErrors}
  * ([[SnapshotRepair]]).
  */
 private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adoptions, format: CheckpointFormat,
-    repair: SnapshotRepair) extends Logging {
+    repair: SnapshotRepair) {
   private val lineages = new LineageFiles(files)
 
   /**
-   * Plans `target` ([[plan]]) and carries the plan out with `run`; once more, planned from a new
-   * listing, if it failed after the checkpoint changed under it. Another instance of the store (a
-   * stopped query's, still loaded, or another executor's) may upload a newer snapshot and delete the
-   * files older than it between this load's listing and its replay: everything retained still loads,
-   * from that snapshot. `held`: what the copy holds when the plan is made.
+   * The plan that makes the local copy, which holds `held` (None: nothing trustworthy), hold `target`, with the
+   * checkpoint listing it was made from (listed only if the plan needs it). `loadEmpty`: Spark's `loadEmpty`, the
+   * empty state taken as `target`'s version.
    */
-  def load(target: VersionFile, loadEmpty: Boolean, held: () => Option[VersionFile])(run: LoadPlan => Int): Int = {
+  def plan(target: VersionFile, loadEmpty: Boolean, held: Option[VersionFile]): Planned = {
     var listed: Option[Listing] = None
-    def list(): Listing = { val l = files.listing(); listed = Some(l); l }
-    def attempt(): Int = run(plan(target, loadEmpty, held(), () => list()))
-    try attempt()
-    catch {
-      case NonFatal(e) if listed.exists(changedSince(_, e)) =>
-        logInfo(s"The checkpoint ${files.root} changed while version ${target.version} loaded (files it listed " +
-          s"were deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
-        attempt()
+    val list = () => listed.getOrElse { val l = files.listing(); listed = Some(l); l }
+    val plan = format match {
+      case CheckpointFormat.ByVersion =>
+        if (target.id.isDefined) throw TtlStoreErrors.checkpointFormatMismatch(files.root.toString, target.version)
+        byVersion(target.version, loadEmpty, held.map(_.version), list)
+      case CheckpointFormat.ByCheckpointId => byCheckpointId(target, loadEmpty, held, list)
     }
+    Planned(plan, listed)
   }
 
   /**
-   * Whether a cleanup since `before` explains `failure`: never a full disk or a file system that did not
-   * answer, and a relist that fails leaves `failure` (which names its file) the load's error.
+   * Whether the checkpoint changed since `before` in a way that explains `failure`: another instance of the store
+   * (a stopped query's, still loaded, or another executor's) may upload a newer snapshot and delete the files older
+   * than it between a load's listing and its replay; everything retained still loads, planned from a new listing.
+   * Never a full disk or a file system that did not answer; a relist that fails leaves `failure` (which names its
+   * file) the load's error.
    */
-  private def changedSince(before: Listing, failure: Throwable): Boolean =
+  def changedSince(before: Listing, failure: Throwable): Boolean =
     !DiskFull.in(failure) && !FileSystemFailure.in(failure) &&
       (try {
         val now = files.listing()
         now.snapshotFiles != before.snapshotFiles || now.changelogFiles != before.changelogFiles
       } catch { case NonFatal(relist) => failure.addSuppressed(relist); false })
 
-  /**
-   * The plan that makes the local copy, which holds `held` (None: nothing trustworthy), hold `target`;
-   * `list` lists the checkpoint (once, if the plan needs it). `loadEmpty`: Spark's `loadEmpty`, the
-   * empty state taken as `target`'s version.
-   */
-  def plan(target: VersionFile, loadEmpty: Boolean, held: Option[VersionFile], list: () => Listing): LoadPlan =
-    format match {
-      case CheckpointFormat.ByVersion =>
-        if (target.id.isDefined) throw TtlStoreErrors.checkpointFormatMismatch(files.root.toString, target.version)
-        byVersion(target.version, loadEmpty, held.map(_.version), list)
-      case CheckpointFormat.ByCheckpointId => byCheckpointId(target, loadEmpty, held, list)
-    }
+  /** The route of a fallback the plan named: known, or walked back along its lineage through the changelogs. */
+  def route(fallback: Fallback): Route = fallback.route match {
+    case Fallback.Known(route) => route
+    case Fallback.AlongLineage(end, snapshots) => olderOnLineage(fallback.base, end, snapshots)
+  }
 
   private def byVersion(version: Long, loadEmpty: Boolean, held: Option[Long], list: () => Listing): LoadPlan =
     if (held.contains(version) && !loadEmpty) LoadPlan.Reuse
@@ -95,9 +86,9 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
           val older = (r: SnapshotRepair) =>
             snapshot.toSeq.flatMap(s =>
               r.fallbacks(version, s, listing.snapshotsWithoutIds, floor, v => listing.hasChangelog(v, None)))
-          LoadPlan.Build(version, Route.byVersion(baseAt(base), version),
-            () => older(repair).map(b => Fallback(b, () => Route.byVersion(baseAt(b), version))),
-            () => older(repair.copy(maxChangelogReplay = Int.MaxValue)).nonEmpty, next)
+          val fallbacks = older(repair).map(b => Fallback(b, Fallback.Known(Route.byVersion(baseAt(b), version))))
+          val anyOlder = older(repair.copy(maxChangelogReplay = Int.MaxValue)).nonEmpty
+          LoadPlan.Build(version, Route.byVersion(baseAt(base), version), Repair(fallbacks, anyOlder), next)
       }
     }
 
@@ -131,22 +122,25 @@ private[store] final class VersionLoads(files: CheckpointFiles, adoptions: Adopt
           val older = (r: SnapshotRepair) =>
             r.fallbacks(version, b.version, listing.snapshotFiles.filter(_.id.isDefined).map(_.version), 0L,
               v => listing.changelogFiles.exists(_.version == v))
-          LoadPlan.Build(version, Route.byLineage(snapshot, fromBase),
-            () => older(repair).map(v => Fallback(v, () => olderOnLineage(v, fromBase.last, listing))),
-            () => older(repair.copy(maxChangelogReplay = Int.MaxValue)).nonEmpty, next)
+          val bases = older(repair)
+          val onLineage = Fallback.AlongLineage(fromBase.last,
+            listing.snapshotFiles.filter(f => f.id.isDefined && bases.contains(f.version)).toSeq)
+          val fallbacks = bases.map(v => Fallback(v, onLineage))
+          val anyOlder = older(repair.copy(maxChangelogReplay = Int.MaxValue)).nonEmpty
+          LoadPlan.Build(version, Route.byLineage(snapshot, fromBase), Repair(fallbacks, anyOlder), next)
       }
     }
   }
 
   /**
-   * The route of `end` from its lineage's older base `v` (a snapshot of the same lineage, or the empty
+   * The route of `end` from its lineage's older base `v` (one of `snapshots` of the same lineage, or the empty
    * state): a changelog records its lineage back to its own base only, so the lineage is walked back
    * through the changelogs' records.
    */
-  private def olderOnLineage(v: Long, end: LineageItem, listing: Listing): Route =
+  private def olderOnLineage(v: Long, end: LineageItem, snapshots: Seq[VersionFile]): Route =
     if (v == 0) Route.byLineage(LoadBase.Empty(0L), lineages.between(VersionFile(1L, None), end))
     else {
-      val onLineage = listing.snapshotFiles.iterator.filter(f => f.version == v && f.id.isDefined)
+      val onLineage = snapshots.iterator.filter(_.version == v)
         .map(f => Try(f -> lineages.between(f, end)).toOption).collectFirst { case Some(found) => found }
       val (snapshot, walked) = onLineage.getOrElse(throw lineages.broken(end, s"no snapshot of version $v is in it"))
       Route.byLineage(LoadBase.Snapshot(snapshot), walked)

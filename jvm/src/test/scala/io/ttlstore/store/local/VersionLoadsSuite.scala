@@ -36,26 +36,33 @@ class VersionLoadsSuite extends AnyFunSuite {
     } finally p.close()
   }
 
-  private def planner(dir: File, format: CheckpointFormat): (VersionLoads, CheckpointFiles) = {
+  private def planner(dir: File, format: CheckpointFormat): VersionLoads = {
     val files = new CheckpointFiles(new org.apache.hadoop.fs.Path(dir.getAbsolutePath, "0/0"), new Configuration())
     val adoptions = new Adoptions(files, dir, "lz4", SystemClock, (_, k) => k)
-    (new VersionLoads(files, adoptions, format, SnapshotRepair.SparkDefault), files)
+    new VersionLoads(files, adoptions, format, SnapshotRepair.SparkDefault)
   }
 
-  private def build(plan: LoadPlan): LoadPlan.Build = plan match {
+  private def build(planned: Planned): LoadPlan.Build = planned.plan match {
     case b: LoadPlan.Build => b
     case other => fail(s"expected a build, got $other")
+  }
+
+  /** The plan of a load that must not list the checkpoint. */
+  private def unlisted(planned: Planned): LoadPlan = {
+    assert(planned.listing.isEmpty, "listed")
+    planned.plan
   }
 
   test("by version, a load restores the newest snapshot at or below the version and replays the changelogs after it") {
     withTempDir { dir =>
       written(dir, 5, v2 = false)
-      val (loads, files) = planner(dir, CheckpointFormat.ByVersion)
-      val plan = build(loads.plan(VersionFile(5, None), loadEmpty = false, held = None, () => files.listing()))
+      val loads = planner(dir, CheckpointFormat.ByVersion)
+      val plan = build(loads.plan(VersionFile(5, None), loadEmpty = false, held = None))
       assert(plan.route.base == LoadBase.Snapshot(VersionFile(3, None)))
       assert(plan.route.changelogs == Vector(VersionFile(4, None), VersionFile(5, None)))
       assert(plan.route.lineage.isEmpty)
-      assert(plan.fallbacks().map(_.base) == Seq(0L), "snapshot repair may rebuild from the empty state")
+      assert(plan.repair.fallbacks.map(_.base) == Seq(0L), "snapshot repair may rebuild from the empty state")
+      assert(plan.repair.fallbacks.map(loads.route) == Seq(Route.byVersion(LoadBase.Empty(0), 5)))
     }
   }
 
@@ -63,40 +70,50 @@ class VersionLoadsSuite extends AnyFunSuite {
     "by version, a copy that holds the version is reused, and one that holds an older version replays only the rest") {
     withTempDir { dir =>
       written(dir, 5, v2 = false)
-      val (loads, files) = planner(dir, CheckpointFormat.ByVersion)
-      assert(loads.plan(VersionFile(5, None), loadEmpty = false, Some(VersionFile(5, None)), () => fail("listed"))
-        == LoadPlan.Reuse)
-      val plan = build(loads.plan(VersionFile(5, None), loadEmpty = false, Some(VersionFile(4, None)),
-          () => files.listing()))
+      val loads = planner(dir, CheckpointFormat.ByVersion)
+      assert(unlisted(loads.plan(VersionFile(5, None), loadEmpty = false, Some(VersionFile(5, None)))) == LoadPlan.Reuse)
+      val plan = build(loads.plan(VersionFile(5, None), loadEmpty = false, Some(VersionFile(4, None))))
       assert(plan.route.base == LoadBase.Held(4) && plan.route.changelogs == Vector(VersionFile(5, None)))
     }
   }
 
   test("Spark's loadEmpty plans the empty state as the version asked, without listing the checkpoint") {
     withTempDir { dir =>
-      val (loads, _) = planner(dir, CheckpointFormat.ByVersion)
-      val plan = build(loads.plan(VersionFile(7, None), loadEmpty = true, held = None, () => fail("listed")))
-      assert(plan.route == Route(LoadBase.Empty(7), Vector.empty, None))
+      val loads = planner(dir, CheckpointFormat.ByVersion)
+      val plan = unlisted(loads.plan(VersionFile(7, None), loadEmpty = true, held = None))
+      assert(plan == LoadPlan.build(7, Route(LoadBase.Empty(7), Vector.empty, None), Nil))
     }
   }
 
   test("by checkpoint id, a load follows the lineage of its id back to that lineage's snapshot") {
     withTempDir { dir =>
       val ids = written(dir, 5, v2 = true)
-      val (loads, files) = planner(dir, CheckpointFormat.ByCheckpointId)
-      val plan = build(loads.plan(VersionFile(5, ids(4)), loadEmpty = false, held = None, () => files.listing()))
+      val loads = planner(dir, CheckpointFormat.ByCheckpointId)
+      val plan = build(loads.plan(VersionFile(5, ids(4)), loadEmpty = false, held = None))
       assert(plan.route.base == LoadBase.Snapshot(VersionFile(3, ids(2))))
       assert(plan.route.changelogs == Vector(VersionFile(4, ids(3)), VersionFile(5, ids(4))))
       assert(plan.route.lineage.contains((2 to 4).map(i => LineageItem(i + 1L, ids(i).get)).toVector))
     }
   }
 
+  test("by checkpoint id, a repair's older route is walked back along the lineage only when the load comes to it") {
+    withTempDir { dir =>
+      val ids = written(dir, 5, v2 = true)
+      val loads = planner(dir, CheckpointFormat.ByCheckpointId)
+      val plan = build(loads.plan(VersionFile(5, ids(4)), loadEmpty = false, held = None))
+      assert(plan.repair.anyOlder && plan.repair.fallbacks.map(_.base) == Seq(0L))
+      assert(plan.repair.fallbacks.forall(_.route.isInstanceOf[Fallback.AlongLineage]), "not walked while planning")
+      val walked = loads.route(plan.repair.fallbacks.head)
+      assert(walked.base == LoadBase.Empty(0))
+      assert(walked.changelogs == (0 to 4).map(i => VersionFile(i + 1L, ids(i))).toVector)
+    }
+  }
+
   test("by checkpoint id, a copy holding another attempt's version is not reused") {
     withTempDir { dir =>
       val ids = written(dir, 2, v2 = true)
-      val (loads, files) = planner(dir, CheckpointFormat.ByCheckpointId)
-      val plan = loads.plan(VersionFile(2, ids(1)), loadEmpty = false, Some(VersionFile(2, Some("another-attempt"))),
-        () => files.listing())
+      val loads = planner(dir, CheckpointFormat.ByCheckpointId)
+      val plan = loads.plan(VersionFile(2, ids(1)), loadEmpty = false, Some(VersionFile(2, Some("another-attempt"))))
       assert(build(plan).route.base == LoadBase.Empty(0))
     }
   }
@@ -104,13 +121,13 @@ class VersionLoadsSuite extends AnyFunSuite {
   test("a store that loads by version refuses a checkpoint id, and one that loads by id a missing id, by name") {
     withTempDir { dir =>
       written(dir, 2, v2 = true)
-      val (byVersion, files) = planner(dir, CheckpointFormat.ByVersion)
+      val byVersion = planner(dir, CheckpointFormat.ByVersion)
       val withId = intercept[TtlStoreException](
-        byVersion.plan(VersionFile(2, Some("an-id")), loadEmpty = false, held = None, () => files.listing()))
+        byVersion.plan(VersionFile(2, Some("an-id")), loadEmpty = false, held = None))
       assert(withId.errorName == "CHECKPOINT_FORMAT_MISMATCH")
-      val (byId, _) = planner(dir, CheckpointFormat.ByCheckpointId)
+      val byId = planner(dir, CheckpointFormat.ByCheckpointId)
       val withoutId = intercept[TtlStoreException](
-        byId.plan(VersionFile(2, None), loadEmpty = false, held = None, () => files.listing()))
+        byId.plan(VersionFile(2, None), loadEmpty = false, held = None))
       assert(withoutId.errorName == "CHECKPOINT_ID_MISSING" && withoutId.getMessage.contains("2"))
     }
   }
