@@ -61,10 +61,15 @@ export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: all venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
+.PHONY: all hooks venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
 	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak soak-remote docs clean
 
-all: install
+all: install hooks
+
+# git runs .ci/hooks/commit-msg in a checkout of this repository: it warns when a commit message departs from
+# docs/development.md's (never refuses one). Outside a git checkout (an unpacked sdist) there is nothing to set.
+hooks:
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git config core.hooksPath .ci/hooks; fi
 
 # sbt's launcher by its Maven coordinates, from Maven's default repository (Maven Central); copied
 # into a fresh directory first, so that an interrupted fetch never leaves a launcher behind.
@@ -237,7 +242,7 @@ $(PUBLISHED): $(JARS)
 # environments are named here, not through line-venvs, whose make of its own would fetch their Spark jars a
 # second time beside sbt). Then the suites.
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-native venv hooks
 	@$(MAKE) --no-print-directory .build/spark-$(DEV_LINE)/jars/.fetched
 	@$(MAKE) --no-print-directory -j3 --output-sync=target SCALADOC=$(SCALADOC) \
 		lint spark-jars $(SUITES_NEED) $(LINE_VENVS) test-native-fs
