@@ -21,7 +21,7 @@ LIMIT_MB = 64
 TTL = "spark.sql.streaming.stateStore.ttlstore."
 SPARK = "spark.sql.streaming.stateStore.rocksdb."
 
-#: (label, provider key in run_bench.PROVIDERS, memory settings)
+#: (label, provider key in bench_providers.PROVIDERS, memory settings)
 RUNS = (
     ("ttlstore, bounded (the default)", "ttlstore", {TTL + "maxMemoryUsageMB": str(LIMIT_MB)}),
     ("ttlstore, unbounded", "ttlstore", {TTL + "boundedMemoryUsage": "false", TTL + "blockCacheSizeMB": str(LIMIT_MB // 2)}),
@@ -78,7 +78,7 @@ if __name__ == "__main__":
     import sys
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from run_bench import OUT, PROVIDERS
+    from bench_providers import OUT, PROVIDERS
 
     for line in report(run_all(PROVIDERS, OUT)):
         print(line)

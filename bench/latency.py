@@ -161,7 +161,7 @@ def main() -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--all":
         sys.path.insert(0, str(Path(__file__).parent))
-        from run_bench import OUT, PROVIDERS
+        from bench_providers import OUT, PROVIDERS
 
         for line in report(measure(PROVIDERS, list(LATENCY_PROVIDERS), OUT / "latency"), PROVIDERS):
             print(line)

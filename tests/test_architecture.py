@@ -243,3 +243,9 @@ def test_every_name_the_glossary_points_to_is_in_the_code():
     missing = {n for n in names if not ((ROOT / n).exists() if "/" in n else n.split(".")[0] in defined)}
     assert missing == set(), "docs/architecture.md's glossary points to names the code does not have"
 
+
+def test_no_two_bench_modules_import_each_other():
+    bench = {p.stem: p for p in (ROOT / "bench").glob("*.py")}
+    imports = {name: set(re.findall(r"^\s*(?:import|from)\s+(\w+)", path.read_text(), re.M)) & set(bench)
+               for name, path in bench.items()}
+    assert _cycles(imports) == []
