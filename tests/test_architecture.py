@@ -249,3 +249,21 @@ def test_no_two_bench_modules_import_each_other():
     imports = {name: set(re.findall(r"^\s*(?:import|from)\s+(\w+)", path.read_text(), re.M)) & set(bench)
                for name, path in bench.items()}
     assert _cycles(imports) == []
+
+
+#: reliability.md's sections are written by `make chaos` and `make soak`, whose lines the tools set.
+_SECTIONS_WRITTEN_BY_TOOLS = {"reliability.md"}
+
+
+def test_hand_written_pages_wrap_their_prose_at_110_characters():
+    pages = [ROOT / "README.md"] + [p for p in sorted((ROOT / "docs").glob("*.md"))
+                                    if p.name not in _SECTIONS_WRITTEN_BY_TOOLS
+                                    and not re.search(r"<!-- (Written by|Generated from)", p.read_text())]
+    long_lines = []
+    for page in pages:
+        code = False
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            code ^= line.startswith("```")
+            if not code and not line.startswith(("|", "#", "```", "![")) and len(line) > 110:
+                long_lines.append(f"{page.name}:{number}")
+    assert long_lines == [], "a table row or a code block may run long; prose wraps"
