@@ -2,7 +2,7 @@
 
 Every read of a stored key checks the filter of each L0 file first, and a store that writes nothing keeps the
 fill's last L0 files for ever; after a few commits that wrote nothing ttlstore lowers the store's L0 compaction
-trigger, so RocksDB's own threads merge L0 once (io.ttlstore.store.rocksdb.ReadTuning; `TtlStateStoreProviderSuite`
+trigger, so RocksDB's own threads merge L0 once (io.ttlstore.store.rocksdb.ReadTuning; `RocksDbLayoutSuite`
 drives the store directly). Here a deduplication fills its stores across two snapshots (each snapshot's flush leaves
 an L0 file), then reads only; RocksDB's OPTIONS file in each store's working copy shows the trigger it runs with, and
 the working copy's SST files show L0 merged.

@@ -96,13 +96,13 @@ object SparkStateSettings {
       "A snapshot that fails to load is skipped for an older one (or the empty state) plus changelogs.",
       "The same, with the metric ttlstoreSnapshotsRepaired; under checkpoint format 2 the older snapshot is " +
         "one of the version's lineage, walked back through the lineage each changelog records.",
-      "tests/test_damage_matrix.py, tests/test_checkpoint_v2.py, TtlStateStoreProviderSuite"),
+      "tests/test_damage_matrix.py, tests/test_checkpoint_v2.py, DamagedCheckpointSuite"),
     SparkStateSetting(AutoSnapshotRepairFailures, "1", Honoured,
       "How often the newest snapshot is tried before older ones are.", "The same.", "tests/test_spark_settings.py"),
     SparkStateSetting(AutoSnapshotRepairMaxReplay, "500", Honoured,
       "The most change files a repaired load replays; more fails the load.",
       "The same; the load fails with SNAPSHOT_REPAIR_FAILED naming the snapshot and the bases tried.",
-      "TtlStateStoreProviderSuite"),
+      "DamagedCheckpointSuite"),
     SparkStateSetting(RowChecksumEnabled, "false", AlwaysOn,
       "Both providers store a checksum with each key and value and verify it when loading from the " +
         "checkpoint; fixed for a checkpoint in its offset log.",
