@@ -47,17 +47,22 @@ object QueryStartCheck {
     }.groupBy(_.id).values.map(_.head).toSeq.sortBy(_.id)
 
   /**
-   * For a query whose checkpoint pins `pinned` (not ttlstore; Spark's offset log overrides the
-   * session's provider on restart, with only a warning): fails if the session asks for ttlstore,
-   * by naming it as its provider or by setting ttlstore's settings, which would otherwise be
-   * silently ignored.
+   * For a query whose plan runs on `pinned`, a provider other than ttlstore: fails if the session asked for ttlstore
+   * (its providerClass names it) while `earlierRun`, an earlier run of the checkpoint committed a batch on `pinned`:
+   * Spark's offset log then overrides the session's provider with only a warning, and the query would run without
+   * TTL. A query the user started on another provider on purpose runs as Spark runs it, whatever ttlstore settings
+   * the session holds.
    */
-  def checkPinned(
-      pinned: String, confs: Map[String, String], sessionProvider: Option[String], stateDir: String): Unit = {
-    val ttlKeys = confs.keys.filter(_.startsWith(ConfigKey.Prefix)).toSeq.sorted
-    if (sessionProvider.contains(Ours) || ttlKeys.nonEmpty) {
-      throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpointOf(stateDir), pinned, ttlKeys)
+  def checkPinned(pinned: String, sessionProvider: Option[String], earlierRun: Boolean, stateDir: String): Unit =
+    if (earlierRun && sessionProvider.contains(Ours)) {
+      throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpointOf(stateDir), pinned, ConfigKey.SparkProviderKey)
     }
+
+  /** Whether a batch of the query whose state lives in `stateDir` was committed before (by an earlier run). */
+  private def committedBefore(session: SparkSession, stateDir: String): Boolean = {
+    val commits = new Path(checkpointOf(stateDir), "commits")
+    val fs = commits.getFileSystem(session.sessionState.newHadoopConf())
+    fs.exists(commits) && fs.listStatus(commits).exists(_.getPath.getName.forall(_.isDigit))
   }
 
   /** The query's checkpoint: the parent of its state directory. */
@@ -84,6 +89,9 @@ object QueryStartCheck {
       }
     }
   }
+
+  /** The query runs on another provider already checked against the session's ask (once per run, at its start). */
+  private val pinChecked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   /** The query runs already checked for an unfinished repartition (the check reads the logs once per run). */
   private val runsChecked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
@@ -129,9 +137,11 @@ object QueryStartCheck {
           }
           check(confs, ops)
           checkNoUnfinishedRepartition(session, ops.head)
-        } else {
+        } else if (ops.head.stateDir.nonEmpty && pinChecked.add(ops.head.runId)) {
+          // Once per run, at its first batch: what the session asks later is for the queries it starts later.
           val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ConfigKey.SparkProviderKey))
-          checkPinned(pinned, confs, asked, ops.head.stateDir)
+          if (asked.contains(Ours)) checkPinned(pinned, asked, committedBefore(session, ops.head.stateDir),
+            ops.head.stateDir)
         }
       }
       plan

@@ -65,8 +65,8 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       hadoopConf: Configuration,
       useMultipleValuesPerKey: Boolean,
       stateSchemaProvider: Option[StateSchemaProvider]): Unit = {
-    if (useColumnFamilies) throw TtlStoreErrors.unsupportedByClassicStores("column families")
-    if (useMultipleValuesPerKey) throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key")
+    if (useColumnFamilies) throw TtlStoreErrors.unsupportedByClassicStores("column families", ConfigKey.SparkProviderKey)
+    if (useMultipleValuesPerKey) throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key", ConfigKey.SparkProviderKey)
     if (!LineCapabilities.checkpointFormatV2 && storeConf.sqlConfs.get(ConfigKey.SparkCheckpointFormatKey).contains(
         "2")) {
       throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, org.apache.spark.SPARK_VERSION)
@@ -189,7 +189,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
   override protected def changeFeed(startVersion: Long, endVersion: Long, colFamilyName: Option[String],
       endCheckpointId: Option[String]): ChangeFeed = {
     colFamilyName.filter(_ != StoreVersion.DefaultColumnFamily).foreach { name =>
-      throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'")
+      throw TtlStoreErrors.unsupportedByClassicStores(s"the column family '$name'", ConfigKey.SparkProviderKey)
     }
     val versions = new LineageFiles(files).feedVersions(startVersion, endVersion, endCheckpointId)
     new ChangeFeed(files, versions, template.keyCodec, template.valueFields)

@@ -83,14 +83,15 @@ object TtlStoreErrors {
       s"$setting needs $store to read SST files that are not local, which it cannot: the lazy file system " +
         s"$problem. Use the ttlstore jar built for this platform, or set $fallback.")
 
-  def checkpointPinsAnotherProvider(checkpoint: String, pinned: String, ttlKeys: Seq[String]): TtlStoreException =
+  def checkpointPinsAnotherProvider(checkpoint: String, pinned: String, providerKey: String): TtlStoreException =
     error("CHECKPOINT_PINS_ANOTHER_PROVIDER", "checkpoint" -> checkpoint, "provider" -> pinned)(
-      s"The session asks for ttlstore" +
-        (if (ttlKeys.isEmpty) "" else s" (it sets ${ttlKeys.mkString(", ")})") +
-        s", but the checkpoint $checkpoint was started on $pinned, and Spark keeps the provider a " +
-        "checkpoint started with: the query would run without ttlstore and without TTL. Stop the " +
-        s"query and run `ttlstore migrate $checkpoint` to move its state to ttlstore, or remove " +
-        "ttlstore's settings (and providerClass) from the session to stay on the other provider.")
+      s"The session asks for ttlstore ($providerKey names it), but the checkpoint $checkpoint " +
+        s"was started on $pinned, and Spark keeps the provider a checkpoint started with (its offset log pins " +
+        "it): the query would run without ttlstore and without TTL. To move this query to ttlstore, stop it " +
+        s"and run `ttlstore migrate $checkpoint`. To keep it on $pinned beside ttlstore's queries, set " +
+        s"$providerKey=$pinned in the session before starting it (spark.conf.set), and back " +
+        "to ttlstore before starting a ttlstore query; ttlstore's settings may stay in the session " +
+        "(docs/usage.md, \"One provider per query\").")
 
   /**
    * Spark 4.3 runs Real-Time Mode only on its own RocksDB provider: `StreamingQueryManager` refuses
@@ -197,9 +198,12 @@ object TtlStoreErrors {
         "zstd, snappy, lzf (or the class name of one of Spark's codecs).")
 
   /** Members Spark uses only for transformWithState and stream-stream join state formats 3/4. */
-  def unsupportedByClassicStores(what: String): TtlStoreException = unsupportedOperation(what,
-    "it is used only by transformWithState and stream-stream join state formats 3/4, which " +
-      "Spark 4.3 runs only on its own RocksDBStateStoreProvider.")
+  def unsupportedByClassicStores(what: String, providerKey: String): TtlStoreException = unsupportedOperation(what,
+    "it is used only by transformWithState and stream-stream join state formats 3/4, which ttlstore does " +
+      "not serve: run that query on Spark's own provider, by setting " +
+      s"$providerKey=org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider " +
+      "in the session before starting it (spark.conf.set); ttlstore's queries keep theirs " +
+      "(docs/usage.md, \"One provider per query\").")
 
   def snapshotNotFound(dir: String, version: Long, available: Seq[Long]): TtlStoreException =
     error("SNAPSHOT_NOT_FOUND", "dir" -> dir, "version" -> version)(

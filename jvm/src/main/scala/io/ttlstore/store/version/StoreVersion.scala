@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.checkpoint.CheckpointRangedReads
+import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.spark.StoreAdapter
 import io.ttlstore.store.version.StoreLifecycle._
@@ -172,7 +173,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   override def iteratorWithMultiValues(colFamilyName: String): StateStoreIterator[UnsafeRowPair] =
     refuse("multiple values per key")
 
-  private def refuse(what: String): Nothing = throw TtlStoreErrors.unsupportedByClassicStores(what)
+  private def refuse(what: String): Nothing = throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
 
   private def writable: Boolean = !settings.readOnly && lifecycle == Updating
 
