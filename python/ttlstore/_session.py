@@ -173,6 +173,11 @@ def configure(
     Over Spark Connect (a builder with ``.remote(...)``) the server loads the jar and the extension when
     it starts (:func:`connect_server_command`); configure() then sets the provider and the options only.
 
+    The provider is the session's default: a query started after ``spark.conf.set(
+    "spark.sql.streaming.stateStore.providerClass", ...)`` names another provider (Spark's RocksDB
+    provider for ``transformWithStateInPandas``) runs on that one, beside ttlstore's queries, and
+    ignores the ttlstore options (docs/usage.md, "One provider per query").
+
     :param builder: the builder to configure; it is returned, so calls chain.
     :param operators: TTL per stateful operator, ``{operator_id: StateTtlConfig}``, or per store,
         ``{(operator_id, store_name): StateTtlConfig}``; these win over the global options.

@@ -1,6 +1,9 @@
 package io.ttlstore
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
@@ -29,7 +32,7 @@ import io.ttlstore.store.nativelib.NativeFilter
  * planner has given stateful operators their ids, which makes them the one public hook that sees a
  * streaming plan with its operator ids.
  */
-object QueryStartCheck {
+object QueryStartCheck extends Logging {
 
   private val Ours = classOf[TtlStateStoreProvider].getName
 
@@ -58,11 +61,20 @@ object QueryStartCheck {
       throw TtlStoreErrors.checkpointPinsAnotherProvider(checkpointOf(stateDir), pinned, ConfigKey.SparkProviderKey)
     }
 
-  /** Whether a batch of the query whose state lives in `stateDir` was committed before (by an earlier run). */
+  /**
+   * Whether a batch of the query whose state lives in `stateDir` was committed before (by an earlier run). A
+   * listing that fails is logged and taken as no: the query runs as Spark runs it, not failed by ttlstore's check.
+   */
   private def committedBefore(session: SparkSession, stateDir: String): Boolean = {
     val commits = new Path(checkpointOf(stateDir), "commits")
-    val fs = commits.getFileSystem(session.sessionState.newHadoopConf())
-    fs.exists(commits) && fs.listStatus(commits).exists(_.getPath.getName.forall(_.isDigit))
+    try {
+      val fs = commits.getFileSystem(session.sessionState.newHadoopConf())
+      fs.exists(commits) && fs.listStatus(commits).exists(_.getPath.getName.forall(_.isDigit))
+    } catch {
+      case NonFatal(e) =>
+        logWarning(s"Could not list $commits to check the provider its checkpoint pins", e)
+        false
+    }
   }
 
   /** The query's checkpoint: the parent of its state directory. */
@@ -137,8 +149,9 @@ object QueryStartCheck {
           }
           check(confs, ops)
           checkNoUnfinishedRepartition(session, ops.head)
-        } else if (ops.head.stateDir.nonEmpty && pinChecked.add(ops.head.runId)) {
+        } else if (checkpointOf(ops.head.stateDir).nonEmpty && pinChecked.add(ops.head.runId)) {
           // Once per run, at its first batch: what the session asks later is for the queries it starts later.
+          // (Spark 4.0 and 4.1 also plan with a state location that names no checkpoint: no run is checked there.)
           val asked = SparkSession.getDefaultSession.flatMap(_.conf.getOption(ConfigKey.SparkProviderKey))
           if (asked.contains(Ours)) checkPinned(pinned, asked, committedBefore(session, ops.head.stateDir),
             ops.head.stateDir)

@@ -65,8 +65,10 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       hadoopConf: Configuration,
       useMultipleValuesPerKey: Boolean,
       stateSchemaProvider: Option[StateSchemaProvider]): Unit = {
-    if (useColumnFamilies) throw TtlStoreErrors.unsupportedByClassicStores("column families", ConfigKey.SparkProviderKey)
-    if (useMultipleValuesPerKey) throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key", ConfigKey.SparkProviderKey)
+    if (useColumnFamilies)
+      throw TtlStoreErrors.unsupportedByClassicStores("column families", ConfigKey.SparkProviderKey)
+    if (useMultipleValuesPerKey)
+      throw TtlStoreErrors.unsupportedByClassicStores("multiple values per key", ConfigKey.SparkProviderKey)
     if (!LineCapabilities.checkpointFormatV2 && storeConf.sqlConfs.get(ConfigKey.SparkCheckpointFormatKey).contains(
         "2")) {
       throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, org.apache.spark.SPARK_VERSION)

@@ -173,7 +173,8 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   override def iteratorWithMultiValues(colFamilyName: String): StateStoreIterator[UnsafeRowPair] =
     refuse("multiple values per key")
 
-  private def refuse(what: String): Nothing = throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
+  private def refuse(what: String): Nothing =
+    throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
 
   private def writable: Boolean = !settings.readOnly && lifecycle == Updating
 
