@@ -6,7 +6,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,21 @@ def stop_maintenance_without_lock(state: Any) -> None:
             running.stop()
 
 
+@contextmanager
+def restoring(spark: SparkSession, keys: Iterable[str]) -> Iterator[None]:
+    """Puts the session's `keys` back as they were when the block ends: restored, not unset, since unsetting
+    the provider would drop the session back to Spark's default."""
+    previous = {key: spark.conf.get(key, None) for key in keys}
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
 def run_rounds(
     spark: SparkSession,
     provider: str,
@@ -234,10 +250,9 @@ def run_rounds(
     run = StreamRun(checkpoint=checkpoint)
     settings = {ttlstore.settings.PROVIDER_CLASS_KEY: provider, **(extra_conf or {})}
     per_round = [round_conf(i) for i in range(len(rounds))] if round_conf else []
-    previous = {key: spark.conf.get(key, None) for key in {*settings, *(k for c in per_round for k in c)}}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
+    with restoring(spark, {*settings, *(k for c in per_round for k in c)}):
+        for key, value in settings.items():
+            spark.conf.set(key, value)
         for index, round_rows in enumerate(rounds):
             for key, value in (per_round[index] if per_round else {}).items():
                 spark.conf.set(key, value)
@@ -266,13 +281,6 @@ def run_rounds(
             run.outputs.append(emitted)
             run.last_progress = query.lastProgress
             run.progress.append(query.lastProgress)
-    finally:
-        # Restore, not unset: unsetting would drop the session back to Spark's default provider.
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
     return run
 
 

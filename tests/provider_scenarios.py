@@ -16,6 +16,8 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 import ttlstore
 
+from conftest import restoring
+
 PROVIDER_KEY = ttlstore.settings.PROVIDER_CLASS_KEY
 TTL_KEY = ttlstore.settings.PREFIX + "ttl"
 TTLSTORE = "io.ttlstore.TtlStateStoreProvider"
@@ -26,18 +28,11 @@ EVENTS = StructType([StructField("key", StringType()), StructField("v", LongType
 
 @contextmanager
 def session_conf(spark: SparkSession, **conf: str) -> Iterator[None]:
-    """Sets `conf` (keys with dots given as a dict) in the session for the block, then restores what it held."""
-    previous = {key: spark.conf.get(key, None) for key in conf}
-    for key, value in conf.items():
-        spark.conf.set(key, value)
-    try:
+    """Sets `conf` in the session for the block, then puts back what it held."""
+    with restoring(spark, conf):
+        for key, value in conf.items():
+            spark.conf.set(key, value)
         yield
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 class Stream:
