@@ -10,6 +10,15 @@ val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
 lazy val sparkJarsDir = settingKey[File]("the folder of the Spark jars this line compiles against")
 lazy val sparkLine = settingKey[SparkLine]("the Spark line this project builds for")
+lazy val testkitJar = taskKey[File]("the test module's jar: what ttlstore's own tests hand the stores of a query")
+
+/**
+ * The test module (jvm/src/testkit): compiled with each line's classes, so that ScalaTest finds it, but
+ * kept out of the jar that ships and packed into a jar of its own, jvm/target/jars/ttlstore-testkit-*.jar,
+ * that only ttlstore's tests put on a session's class path.
+ */
+def inTestkit(path: String): Boolean =
+  path.startsWith("io/ttlstore/testkit") || path == "META-INF/services/io.ttlstore.config.TestHookSource"
 
 /** The Spark lines of jvm/spark/lines.tsv (project/SparkLines.scala reads it). */
 lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("jvm/spark/lines.tsv"))
@@ -73,9 +82,25 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     // (jvm/scala-2.12, jvm/scala-2.13: the names 2.12 lacks), and the adapters of this line.
     Compile / unmanagedSourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala",
       (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "java",
-      (ThisBuild / baseDirectory).value / "jvm" / s"scala-${l.scalaBinary}") ++
+      (ThisBuild / baseDirectory).value / "jvm" / s"scala-${l.scalaBinary}",
+      (ThisBuild / baseDirectory).value / "jvm" / "src" / "testkit" / "scala") ++
       SparkLines.adapterDirs((ThisBuild / baseDirectory).value / "jvm" / "spark", l.line),
-    Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
+    Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources",
+      (ThisBuild / baseDirectory).value / "jvm" / "src" / "testkit" / "resources"),
+    Compile / packageBin / mappings ~= (_.filterNot { case (_, path) => inTestkit(path) }),
+    Compile / packageSrc / mappings ~= (_.filterNot { case (_, path) => inTestkit(path) }),
+    Compile / packageDoc / mappings ~= (_.filterNot { case (_, path) => inTestkit(path) }),
+    testkitJar := {
+      val classes = (Compile / classDirectory).value
+      (Compile / compile).value
+      (Compile / copyResources).value
+      val files = (classes ** "*").get.filter(_.isFile).flatMap(f => IO.relativize(classes, f).map(f -> _))
+      val out = (ThisBuild / baseDirectory).value / "jvm" / "target" / "jars" /
+        s"ttlstore-testkit-${l.line}_${l.scalaBinary}-${version.value}.jar"
+      IO.jar(files.filter { case (_, path) => inTestkit(path) }, out, new java.util.jar.Manifest, None)
+      out
+    },
+    Compile / packageBin := (Compile / packageBin).dependsOn(testkitJar).value,
     // ScalaTest runs on the development line; the other lines are tested end to end (tests/lines).
     Test / unmanagedSourceDirectories :=
       (if (l == devLine) Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "scala") else Nil),

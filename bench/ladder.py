@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> dict:
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
+    if any(setting.startswith(hooks.PREFIX) for setting in args.conf):
+        builder = hooks.with_testkit(builder)
     spark = ttlstore.configure(builder).config(ttlstore.settings.PROVIDER_CLASS_KEY, args.provider_class).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     source = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", args.rows_per_batch)

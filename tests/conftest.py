@@ -14,6 +14,7 @@ from typing import Any
 
 import class_archive
 import pytest
+from hooks import with_testkit
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.types import StructType
 
@@ -143,9 +144,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 
 def local_session_builder(app_name: str) -> SparkSession.Builder:
-    """A small local-mode builder: 2 cores, 2 shuffle partitions, quiet logs, no UI."""
+    """A small local-mode builder: 2 cores, 2 shuffle partitions, quiet logs, no UI, the test hooks (the testkit)."""
     log_conf = f"-Dlog4j2.configurationFile={ROOT / 'conf' / 'log4j2.properties'}"
-    return (
+    return with_testkit(
         SparkSession.builder.master("local[2]")
         .appName(app_name)
         .config("spark.ui.enabled", "false")

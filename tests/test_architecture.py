@@ -267,3 +267,8 @@ def test_hand_written_pages_wrap_their_prose_at_110_characters():
             if not code and not line.startswith(("|", "#", "```", "![")) and len(line) > 110:
                 long_lines.append(f"{page.name}:{number}")
     assert long_lines == [], "a table row or a code block may run long; prose wraps"
+
+
+def test_no_product_source_uses_the_test_module():
+    sources = [p for ext in ("scala", "java") for p in (JVM / "src" / "main").rglob(f"*.{ext}")]
+    assert [p.name for p in sources if "io.ttlstore.testkit" in p.read_text()] == []

@@ -6,6 +6,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import hooks
 import pytest
 from pyspark.sql import SparkSession
 
@@ -29,6 +30,16 @@ def test_the_version_matches_the_bundled_jar_of_the_installed_spark_line():
         services = z.read("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister").decode()
         assert services.split() == ["io.ttlstore.TtlStateSource"]
         assert not [n for n in z.namelist() if n.startswith("org/rocksdb/")], "rocksdbjni must never be bundled"
+
+
+def test_the_jar_that_ships_holds_nothing_of_the_test_module_which_has_a_jar_of_its_own():
+    with zipfile.ZipFile(ttlstore.jar_path()) as z:
+        service = "META-INF/services/io.ttlstore.config.TestHookSource"
+        assert [n for n in z.namelist() if n.startswith("io/ttlstore/testkit") or n == service] == []
+    with zipfile.ZipFile(hooks.testkit_jar()) as z:
+        assert "META-INF/services/io.ttlstore.config.TestHookSource" in z.namelist()
+        files = [n for n in z.namelist() if not n.endswith("/")]
+        assert all(n.startswith(("io/ttlstore/testkit/", "META-INF/")) for n in files), files
 
 
 def test_the_jar_carries_its_native_libraries_for_linux_x86_64_and_aarch64_each_built_for_its_machine():

@@ -40,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import hooks  # noqa: E402
 from cluster.executors import executors, spark_home  # noqa: E402
 from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
@@ -206,6 +207,8 @@ def main() -> None:
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
+    if any(setting.startswith(hooks.PREFIX) for setting in args.conf):
+        builder = hooks.with_testkit(builder)
     if args.provider == "ttlstore":
         remote = {"local_cache_mb": args.remote_mb} if args.remote_mb else {}
         spark = ttlstore.configure(builder, ttl=f"{args.ttl} seconds", local_dir=str(local), **remote).getOrCreate()

@@ -8,8 +8,9 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.checkpoint.{AdoptionRecord, CheckpointFiles}
-import io.ttlstore.config.{TestHooks, TtlStoreConfig}
+import io.ttlstore.config.TtlStoreConfig
 import io.ttlstore.store.codec.KeyCodec
+import io.ttlstore.testkit.ConfTestHooks
 
 /**
  * KIP-258's lazy upgrade, after Kafka's RocksDBTimestampedStoreTest: a store adopts the state Spark's
@@ -206,7 +207,7 @@ class LegacyUpgradeSuite extends AnyFunSuite {
 
   private def visibleAt(dir: File, minutes: Long, policy: String, version: Long): Map[(String, Int), Long] =
     withProvider(ours(dir, P + "ttl" -> "10 minutes", P + "legacyRowTimestamp" -> policy,
-        P + "upgradeRowsPerCommit" -> "0", TestHooks.ClockMs.key -> (T0 + minutes * Minute).toString)) { p =>
+        P + "upgradeRowsPerCommit" -> "0", ConfTestHooks.ClockMs.key -> (T0 + minutes * Minute).toString)) { p =>
       val store = p.getStore(version)
       val rows = contents(store)
       store.commit()

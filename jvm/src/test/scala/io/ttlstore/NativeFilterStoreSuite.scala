@@ -14,16 +14,16 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.TtlHarness._
 import io.ttlstore.checkpoint.VersionFile
-import io.ttlstore.config.TestHooks
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.config.TtlStoreSettings
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.store.nativelib.NativeFilter
+import io.ttlstore.testkit.ConfTestHooks
 
 /** The native filter behind the provider: what it removes, how rows are counted, how it is chosen. */
 class NativeFilterStoreSuite extends AnyFunSuite {
   private val filterOn = NativeFilterEnabled -> "true"
-  private val missingLibrary = TestHooks.NativeFilterResource -> "/io/ttlstore/native/nowhere/libttlstore_filter.so"
+  private val missingLibrary = ConfTestHooks.NativeFilterResource -> "/io/ttlstore/native/nowhere/libttlstore_filter.so"
 
   test("with the filter on or off, every read returns the same rows, restarts and compactions included") {
     withTempDir { onDir =>

@@ -8,9 +8,9 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
-import io.ttlstore.config.TestHooks
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.testkit.ConfTestHooks
 
 /** The driver-side check of `TtlStoreExtensions`: bad TTL settings fail before any task runs. */
 class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -66,7 +66,7 @@ class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("nativeFilter.enabled=true without the library fails on the driver; auto runs on the JVM sweep") {
-    val missing = TestHooks.NativeFilterResource.key -> "/io/ttlstore/native/none/libttlstore_filter.so"
+    val missing = ConfTestHooks.NativeFilterResource.key -> "/io/ttlstore/native/none/libttlstore_filter.so"
     val e = run(Map(Ttl.key -> "1h", NativeFilterEnabled.key -> "true", missing))(dedupAndCount).get
     assert(e.asInstanceOf[TtlStoreException].errorName == "NATIVE_FILTER_UNAVAILABLE")
     assert(e.getMessage.contains(NativeFilterEnabled.key) && e.getMessage.contains("operator 0"))

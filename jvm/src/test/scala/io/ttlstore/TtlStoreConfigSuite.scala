@@ -6,6 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.config.{ConfigDocs, ConfigScope, MemoryBudget, PythonSettings, StoreScope, TestHooks, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.TtlStoreException
+import io.ttlstore.testkit.ConfTestHooks
 import io.ttlstore.ttl.{TtlPolicy, UpdateType}
 
 class TtlStoreConfigSuite extends AnyFunSuite {
@@ -54,14 +55,16 @@ class TtlStoreConfigSuite extends AnyFunSuite {
     assert(e.errorName == "UNKNOWN_CONFIG" && e.getMessage.contains(BlockCacheSizeMb.key))
   }
 
-  test("test hooks are taken, but are no setting: the table, the docs and the unknown-key error leave them out") {
-    val hooked = parse(Map(TestHooks.ClockMs.key -> "42", TestHooks.Leak.key -> "store"))
-    assert(hooked.hooks == TestHooks(Some(42L), None, Some("store")) && parse(Map.empty).hooks == TestHooks.Off)
-    assert(TestHooks.all.forall(h => !TtlStoreConfig.all.exists(_.key == h.key)))
+  test("test hooks come from the test module, and are no setting: the table, the docs and the unknown-key error") {
+    assert(TestHooks.source.exists(_.isInstanceOf[ConfTestHooks]), "the testkit is on ScalaTest's class path")
+    val hooked = parse(Map(ConfTestHooks.ClockMs.key -> "42", ConfTestHooks.NativeFilterResource.key -> "/x"))
+    assert(hooked.hooks.clockMs.contains(42L) && hooked.hooks.nativeFilterResource.contains("/x"))
+    assert(parse(Map.empty).hooks.clockMs.isEmpty && !parse(Map.empty).hooks.rocksDbStatistics)
+    assert(ConfTestHooks.all.forall(h => !TtlStoreConfig.all.exists(_.key == h.key)))
     val e = intercept[TtlStoreException](parse(Map(Prefix + "nope" -> "1")))
-    assert(!e.getMessage.contains(TestHooks.Prefix), e.getMessage)
-    val bad = intercept[TtlStoreException](parse(Map(TestHooks.Leak.key -> "everything")))
-    assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains(TestHooks.Leak.key))
+    assert(!e.getMessage.contains(ConfTestHooks.Prefix), e.getMessage)
+    val bad = intercept[TtlStoreException](parse(Map(ConfTestHooks.Leak.key -> "everything")))
+    assert(bad.errorName == "INVALID_CONFIG" && bad.getMessage.contains(ConfTestHooks.Leak.key))
   }
 
   test("a ttlstore setting written without the ttlstore segment fails, naming the key to set instead") {

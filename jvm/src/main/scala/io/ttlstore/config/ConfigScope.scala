@@ -51,7 +51,7 @@ object ConfigScope {
   /** Fails on the first key under our prefix that names no setting (or scopes an unscoped one). */
   def checkKeys(confs: Map[String, String]): Unit = {
     checkUnprefixed(confs)
-    val global = (TtlStoreConfig.all ++ TestHooks.all).map(_.key).toSet
+    val global = TtlStoreConfig.all.map(_.key).toSet ++ TestHooks.keys
     val scoped = scopedKeys(confs).map(_.key).toSet
     confs.keys.filter(k => k.startsWith(ConfigKey.Prefix) && !global(k) && !scoped(k))
       .toSeq.sorted.headOption.foreach { k =>

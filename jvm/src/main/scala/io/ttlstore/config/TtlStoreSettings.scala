@@ -69,7 +69,7 @@ object TtlStoreSettings {
       compactExpiredShare = CompactExpiredShare.readFrom(sqlConfs),
       legacyRowTimestamp = LegacyRowTimestampKey.readFrom(sqlConfs),
       upgradeRowsPerCommit = UpgradeRowsPerCommit.readFrom(sqlConfs),
-      hooks = TestHooks.parse(sqlConfs),
+      hooks = TestHooks.from(sqlConfs),
       snapshotRepair = SparkStateSettings.snapshotRepair(sqlConfs),
       maxVersionsToDelete = SparkStateSettings.maxVersionsToDelete(sqlConfs),
       downloadThreads = DownloadThreads.readFrom(sqlConfs),

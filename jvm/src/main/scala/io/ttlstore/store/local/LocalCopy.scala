@@ -154,15 +154,18 @@ final class LocalCopy(
    * changelogs replayed. [[VersionLoads]] plans; the plan is carried out here ([[carryOut]]), once more
    * from a new listing if it failed after a cleanup changed the checkpoint under it.
    */
-  def load(target: VersionFile, loadEmpty: Boolean): Int = InjectedLeak.after(settings, workDir, () => handle) {
+  def load(target: VersionFile, loadEmpty: Boolean): Int = {
     val first = loads.plan(target, loadEmpty, heldFile)
-    try carryOut(first.plan)
-    catch {
-      case NonFatal(e) if first.listing.exists(loads.changedSince(_, e)) =>
-        logInfo(s"The checkpoint ${files.root} changed while version ${target.version} loaded (files it listed " +
-          s"were deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
-        carryOut(loads.plan(target, loadEmpty, heldFile).plan)
-    }
+    val replayed =
+      try carryOut(first.plan)
+      catch {
+        case NonFatal(e) if first.listing.exists(loads.changedSince(_, e)) =>
+          logInfo(s"The checkpoint ${files.root} changed while version ${target.version} loaded (files it listed " +
+            s"were deleted by a cleanup); loading again from a new listing: ${e.getMessage}")
+          carryOut(loads.plan(target, loadEmpty, heldFile).plan)
+      }
+    settings.hooks.afterLoad(workDir)
+    replayed
   }
 
   /** What the copy holds that a plan may build on (None: nothing trustworthy). */
