@@ -16,7 +16,7 @@ from pyspark.sql.types import LongType, StructField, StructType
 
 import ttlstore
 
-from conftest import HDFS_PROVIDER, TTL_PROVIDER, unload_state_stores, write_round
+from conftest import HDFS_PROVIDER, TTL_PROVIDER, restoring, unload_state_stores, write_round
 
 KEYS = StructType([StructField("key", LongType())])
 PER_BATCH = 6_000
@@ -43,9 +43,9 @@ def run(spark: SparkSession, workdir: Path, batches: list[list[int]], first: int
 
 
 def deduplicate_across_a_restart(spark: SparkSession, workdir: Path, provider: str) -> list[int]:
-    spark.conf.set(ttlstore.settings.PROVIDER_CLASS_KEY, provider)
-    spark.conf.set("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
-    try:
+    with restoring(spark, [ttlstore.settings.PROVIDER_CLASS_KEY, "spark.sql.streaming.stateStore.minDeltasForSnapshot"]):
+        spark.conf.set(ttlstore.settings.PROVIDER_CLASS_KEY, provider)
+        spark.conf.set("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
         run(spark, workdir, BEFORE, 0)
         if provider == TTL_PROVIDER:
             deadline = time.monotonic() + 60  # maintenance (every second here) uploads the snapshots
@@ -55,8 +55,6 @@ def deduplicate_across_a_restart(spark: SparkSession, workdir: Path, provider: s
         unload_state_stores(spark)
         run(spark, workdir, AFTER, len(BEFORE))
         return sorted(r.key for r in spark.read.schema(KEYS).json(str(workdir / "output")).collect())
-    finally:
-        spark.conf.unset("spark.sql.streaming.stateStore.minDeltasForSnapshot")
 
 
 def test_a_deduplication_restarted_from_a_snapshot_drops_every_key_it_held_in_each_batch_after(

@@ -34,7 +34,7 @@ def keys(rows: list) -> list[str]:
 def test_a_query_started_on_spark_s_provider_runs_beside_ttlstore_s_whatever_ttlstore_settings_the_session_holds(
     spark: SparkSession, tmp_path: Path
 ):
-    with session_conf(spark, **{TTL_KEY: "1 hour"}):
+    with session_conf(spark, **{PROVIDER_KEY: TTLSTORE, TTL_KEY: "1 hour"}):
         ours = Stream(spark, tmp_path / "ours", dedup, "append")
         try:
             assert keys(ours.feed("a", "b")) == ["a", "b"]
@@ -64,7 +64,7 @@ def test_a_query_started_on_spark_s_provider_runs_beside_ttlstore_s_whatever_ttl
 def test_transform_with_state_on_spark_s_rocksdb_provider_runs_beside_a_ttlstore_query_in_one_session(
     spark: SparkSession, tmp_path: Path
 ):
-    with session_conf(spark, **{TTL_KEY: "1 hour"}):
+    with session_conf(spark, **{PROVIDER_KEY: TTLSTORE, TTL_KEY: "1 hour"}):
         ours = Stream(spark, tmp_path / "ours", dedup, "append")
         try:
             with session_conf(spark, **{PROVIDER_KEY: ROCKSDB}):
@@ -84,7 +84,7 @@ def test_transform_with_state_on_spark_s_rocksdb_provider_runs_beside_a_ttlstore
 @pytest.mark.skipif(not HAS_TRANSFORM_WITH_STATE, reason="transformWithState came with Spark 4.0")
 def test_transform_with_state_asked_of_ttlstore_fails_saying_to_run_it_on_spark_s_provider(spark: SparkSession, tmp_path: Path):
     # Spark 4.1 and later refuse any provider but their own by name; on 4.0 ttlstore refuses the column families.
-    with pytest.raises(Exception) as failure:
+    with session_conf(spark, **{PROVIDER_KEY: TTLSTORE}), pytest.raises(Exception) as failure:
         stream = Stream(spark, tmp_path, counted, "update")
         try:
             stream.feed("a")
@@ -102,12 +102,13 @@ def test_a_restart_that_asks_for_ttlstore_on_a_checkpoint_pinned_to_another_prov
         assert keys(stream.feed("a")) == ["a"]
         stream.query.stop()
     # The session names ttlstore: Spark would run the restarted query on the HDFS provider its offset log pins.
-    stream.start()
-    try:
-        with pytest.raises(Exception) as failure:
-            stream.feed("b")
-    finally:
-        stream.query.stop()
+    with session_conf(spark, **{PROVIDER_KEY: TTLSTORE}):
+        stream.start()
+        try:
+            with pytest.raises(Exception) as failure:
+                stream.feed("b")
+        finally:
+            stream.query.stop()
     message = str(failure.value)
     assert "CHECKPOINT_PINS_ANOTHER_PROVIDER" in message and str(stream.checkpoint) in message, message
     assert HDFS in message and "ttlstore migrate" in message and "spark.conf.set" in message, message
