@@ -16,6 +16,7 @@ import io.ttlstore.store.nativelib.LazyFileSystemLoader
  * opens, which it reads from the checkpoint, and what a restore counts as fetched and reused.
  */
 class FileLocalitySuite extends AnyFunSuite {
+  import FileLocalitySuite.Restore
 
   /** A checkpoint whose snapshot of version 3 holds some SST files; the store's files and that snapshot. */
   private def snapshotIn(dir: File): (CheckpointFiles, VersionFile, Seq[SstFile]) = {
@@ -37,12 +38,17 @@ class FileLocalitySuite extends AnyFunSuite {
 
   private def settings(confs: (String, String)*): TtlStoreSettings = TtlStoreSettings.parse(confs.toMap)
 
+  private def restore(dir: File, confs: (String, String)*): Restore = {
+    val (files, snapshot, ssts) = snapshotIn(dir)
+    val db = new File(dir, "db")
+    db.mkdirs()
+    val locality = FileLocality.choose("s", settings(confs: _*), files, () => Map.empty)
+    Restore(locality, locality.fetch(snapshot, db, Map.empty), db, snapshot, ssts)
+  }
+
   test("all local: every SST file is fetched before the DB opens, and the DB reads nothing from the checkpoint") {
     withTempDir { dir =>
-      val (files, snapshot, ssts) = snapshotIn(dir)
-      val db = new File(dir, "db"); db.mkdirs()
-      val locality = FileLocality.choose("s", settings(), files, () => Map.empty)
-      val fetched = locality.fetch(snapshot, db, Map.empty)
+      val Restore(locality, fetched, db, snapshot, ssts) = restore(dir)
       assert(locality.isInstanceOf[FileLocality.AllLocal])
       assert(sstsIn(db) == ssts.map(_.localName).toSet && fetched.remote.isEmpty)
       assert(fetched.counted.files == ssts.size && fetched.counted.reused == 0)
@@ -66,11 +72,7 @@ class FileLocalitySuite extends AnyFunSuite {
   test("open first: only the small files come before the DB opens; it reads the SST files from the checkpoint") {
     assume(LazyFileSystemLoader.library.isRight, "the lazy file system loads on this platform")
     withTempDir { dir =>
-      val (files, snapshot, ssts) = snapshotIn(dir)
-      val db = new File(dir, "db"); db.mkdirs()
-      val locality = FileLocality.choose("s", settings(TtlStoreConfig.LazyLoadEnabled.key -> "true"), files,
-        () => Map.empty)
-      val fetched = locality.fetch(snapshot, db, Map.empty)
+      val Restore(locality, fetched, db, snapshot, ssts) = restore(dir, TtlStoreConfig.LazyLoadEnabled.key -> "true")
       assert(locality.isInstanceOf[FileLocality.OpenFirst])
       assert(sstsIn(db).isEmpty && fetched.remote.map(_.localName) == ssts.map(_.localName))
       assert(fetched.counted.files == ssts.size, "files that come down after the DB opens count as fetched")
@@ -87,11 +89,7 @@ class FileLocalitySuite extends AnyFunSuite {
   test("remote mode: the SST files stay in the checkpoint, nothing counts as fetched, and the DB is always served") {
     assume(LazyFileSystemLoader.library.isRight, "the lazy file system loads on this platform")
     withTempDir { dir =>
-      val (files, snapshot, ssts) = snapshotIn(dir)
-      val db = new File(dir, "db"); db.mkdirs()
-      val locality = FileLocality.choose("s", settings(TtlStoreConfig.RemoteCacheMb.key -> "1"), files,
-        () => Map.empty)
-      val fetched = locality.fetch(snapshot, db, Map.empty)
+      val Restore(locality, fetched, db, _, ssts) = restore(dir, TtlStoreConfig.RemoteCacheMb.key -> "1")
       assert(locality.isInstanceOf[FileLocality.Remote] && !locality.scansKeys)
       assert(sstsIn(db).isEmpty && fetched.remote.size == ssts.size && fetched.counted.files == 0)
       val empty = new File(dir, "empty"); empty.mkdirs()
@@ -100,4 +98,11 @@ class FileLocalitySuite extends AnyFunSuite {
       finally served.foreach(_.close())
     }
   }
+}
+
+object FileLocalitySuite {
+
+  /** A snapshot written in `dir`, fetched into an empty `db` by the locality `confs` choose. */
+  final case class Restore(locality: FileLocality, fetched: FileLocality.Fetched, db: File,
+      snapshot: VersionFile, ssts: Seq[SstFile])
 }
