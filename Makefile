@@ -54,7 +54,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu g++-$(subst _,-,$(CRO
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak soak-remote docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -62,7 +62,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all hooks venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
-	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-line chaos soak soak-remote docs clean
+	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs clean
 
 all: install hooks
 
@@ -458,6 +458,14 @@ bench-reads: install
 bench-recovery: install $(MINICLUSTER)/.fetched
 	$(SBT) -error $(DEV_PROJECT)/Test/compile
 	$(PY) bench/recoveries.py $(if $(BEFORE_JAR),--arms rocksdb-changelog ttlstore-before ttlstore ttlstore-lazy --before-jar $(BEFORE_JAR))
+
+# Remote mode's batches against fully local's, with the read-ahead and without (bench/remote.py): 0.7 GB over 16
+# stores restarted from the emulated object store (LATENCY_MS a request), into docs/lazy-load.md and docs/remote.png.
+# About 30 minutes.
+LATENCY_MS ?= 30
+bench-remote: install
+	$(SBT) -error $(DEV_PROJECT)/Test/compile
+	$(PY) bench/remote.py --latency-ms $(LATENCY_MS)
 
 # The headline workloads (aggregation, dropDuplicates) on another line's pyspark, against that line's
 # own providers, into docs/benchmarks-spark-<line>.md (BENCH_LINE=3.5, the oldest, by default).

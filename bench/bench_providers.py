@@ -29,6 +29,10 @@ PROVIDERS = {
     "ttlstore-sweep": ("ttlstore, TTL on, JVM sweep only", "io.ttlstore.TtlStateStoreProvider",
                        {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
                         "spark.sql.streaming.stateStore.ttlstore.nativeFilter.enabled": "false"}),
+    # The read-ahead turned off (docs/read-ahead.md), for its cost where every read is local: asked by name only.
+    "ttlstore-ttl-no-read-ahead": ("ttlstore, TTL on, no read-ahead", "io.ttlstore.TtlStateStoreProvider",
+                                   {"spark.sql.streaming.stateStore.ttlstore.ttl": "1 day",
+                                    "spark.sql.streaming.stateStore.ttlstore.readAhead.rows": "0"}),
     # Checkpoint format v2 (checkpoint ids), measured by the latency workload only.
     "rocksdb-changelog-v2": (
         "RocksDB provider + changelog, format v2",
@@ -39,3 +43,6 @@ PROVIDERS = {
     "ttlstore-v2": ("ttlstore, format v2", "io.ttlstore.TtlStateStoreProvider",
                     {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}),
 }
+
+#: Providers a run measures only when named (--providers).
+ON_REQUEST = {"ttlstore-ttl-no-read-ahead"}

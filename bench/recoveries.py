@@ -51,16 +51,17 @@ def fits_at_once(gb: float, states: int) -> bool:
 
 
 def restarts(gb: float, work: Path, arms: list[str], repeats: int, before_jar: str | None,
-             hdfs: str | None = None, after: int = recovery.AFTER) -> list[dict]:
+             hdfs: str | None = None, after: int = recovery.AFTER, conf: list[str] | None = None) -> list[dict]:
     """Every arm restarted from its state `repeats` times, interleaved: from the checkpoints under `work` read
-    through the emulated object store, or from their copies under the HDFS `hdfs`."""
+    through the emulated object store, or from their copies under the HDFS `hdfs`; `conf`: more settings (key=value)
+    for every run."""
     runs = []
     for r in range(repeats):
         for arm in arms if r % 2 == 0 else arms[::-1]:
             state = recovery.ARMS[arm][1]
             checkpoint = f"{hdfs}/{state}/checkpoint" if hdfs else str(work / state / "checkpoint")
             argv = ["restart", "--work", str(work), "--arm", arm, "--stored", str(rows_for(gb)),
-                    "--checkpoint", checkpoint, "--after", str(after)]
+                    "--checkpoint", checkpoint, "--after", str(after), *(["--conf", *conf] if conf else [])]
             name = f"{arm}@hdfs" if hdfs else arm
             try:
                 run = script(argv + (["--before-jar", before_jar] if before_jar else []))

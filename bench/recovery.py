@@ -66,10 +66,15 @@ ARMS = {
                       {"spark.sql.streaming.stateStore.ttlstore.lazyLoad.enabled": "true"}),
     "ttlstore-remote-quarter": ("ttlstore, remote mode, local caches of a quarter of the state", "ttlstore", {}),
     "ttlstore-remote-half": ("ttlstore, remote mode, local caches of half the state", "ttlstore", {}),
+    "ttlstore-remote-quarter-no-read-ahead": ("ttlstore, remote mode, a quarter of the state local, no read-ahead",
+                                              "ttlstore", {"spark.sql.streaming.stateStore.ttlstore.readAhead.rows": "0"}),
+    "ttlstore-remote-half-no-read-ahead": ("ttlstore, remote mode, half of the state local, no read-ahead",
+                                           "ttlstore", {"spark.sql.streaming.stateStore.ttlstore.readAhead.rows": "0"}),
 }
 # Remote mode's arms: the share of the state the executors' local caches hold together (remote.localCacheMB is
 # per executor), from the rows the state holds.
-REMOTE_SHARES = {"ttlstore-remote-quarter": 0.25, "ttlstore-remote-half": 0.5}
+REMOTE_SHARES = {"ttlstore-remote-quarter": 0.25, "ttlstore-remote-half": 0.5,
+                 "ttlstore-remote-quarter-no-read-ahead": 0.25, "ttlstore-remote-half-no-read-ahead": 0.5}
 EXECUTORS = 2
 BYTES_PER_ROW = 585  # measured: a row's share of a ttlstore snapshot (its SST bytes over its rows)
 
@@ -175,7 +180,8 @@ def restart(args: argparse.Namespace) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"restart-{args.arm}-", dir=args.work))
     os.environ["SPARK_HOME"] = str(spark_home(work))
     spark = session(f"local-cluster[{EXECUTORS},1,3072]", provider_class,
-                    {**settings, **extra, **remote_cache(args.arm, args.stored)}, work / "local",
+                    {**settings, **extra, **remote_cache(args.arm, args.stored), **dict(c.split("=", 1) for c in args.conf)},
+                    work / "local",
                     args.before_jar if args.arm == "ttlstore-before" else None)
     status = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
     while status.getExecutorMemoryStatus().size() < 3:  # the driver and both executors
@@ -206,11 +212,17 @@ def restart(args: argparse.Namespace) -> dict:
         metrics = p["stateOperators"][0]["customMetrics"]
         return {k: v for k, v in metrics.items() if "Load" in k or "ReplayChangeLog" in k or "Fetched" in k or "Reused" in k}
 
+    def reads(p: dict) -> dict:
+        metrics = p["stateOperators"][0]["customMetrics"]
+        return {k: v for k, v in metrics.items() if "CheckpointRead" in k or "ReadAhead" in k}
+
     ms = [p["durationMs"]["triggerExecution"] for p in progress]
     return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,
             "restart_batches_ms": ms[:args.after], "restart_loads": loads(progress[0]),
             "loss_s": committed_at(progress[hit]) - killed["at"], "loss_batches_ms": ms[hit:hit + args.after],
-            "loss_loads": loads(progress[hit]), "killed": killed}
+            "loss_loads": loads(progress[hit]), "killed": killed,
+            "restart_reads": [reads(p) for p in progress[:args.after]],
+            "loss_reads": [reads(p) for p in progress[hit:hit + args.after]]}
 
 
 def put(args: argparse.Namespace) -> dict:
@@ -244,6 +256,7 @@ def main() -> None:
     parser.add_argument("--before-jar")
     parser.add_argument("--to", help="put: the URI to copy the checkpoint to")
     parser.add_argument("--after", type=int, default=AFTER, help="restart: the batches after the restart and the loss")
+    parser.add_argument("--conf", nargs="*", default=[], help="restart: more settings, key=value")
     args = parser.parse_args()
     print("RESULT " + json.dumps({"build": build, "restart": restart, "put": put}[args.step](args)), flush=True)
 

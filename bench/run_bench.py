@@ -52,7 +52,7 @@ import pyspark
 import repartition_time
 import ttl_cost
 import write_path
-from bench_providers import DEV_LINE, LINE, OUT, PROVIDERS, ROOT
+from bench_providers import DEV_LINE, LINE, ON_REQUEST, OUT, PROVIDERS, ROOT
 
 REPORT = ROOT / "docs" / ("benchmarks.md" if LINE == DEV_LINE else f"benchmarks-spark-{LINE}.md")
 
@@ -518,7 +518,7 @@ def main() -> None:
     parser.add_argument("--write-path-repeats", type=int, default=write_path.REPEATS)
     parser.add_argument("--ladder-workloads", nargs="*", default=list(ladders.LADDER_SIZES))
     parser.add_argument("--ladder-partitions", type=int, default=2)
-    parser.add_argument("--providers", nargs="*", default=list(PROVIDERS))
+    parser.add_argument("--providers", nargs="*", default=[p for p in PROVIDERS if p not in ON_REQUEST])
     parser.add_argument("--one", nargs=2, metavar=("WORKLOAD", "PROVIDER"), help=argparse.SUPPRESS)
     parser.add_argument("--report", help=f"the page to write (default {REPORT.relative_to(ROOT)}; with --workloads "
                         f"ladder alone, {LADDER_REPORT.relative_to(ROOT)})")

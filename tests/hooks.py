@@ -24,6 +24,8 @@ NATIVE_FILTER_RESOURCE = PREFIX + "nativeFilterResource"
 LEAK = PREFIX + "leak"
 #: ``true``: every store of the JVM counts its reads in RocksDB's statistics (bench/read_profile.py reads them).
 ROCKSDB_STATISTICS = PREFIX + "rocksdbStatistics"
+#: ``wrong``, ``none`` or ``fail``: the read-ahead reads another key than each it is asked, none, or fails each read.
+READ_AHEAD = PREFIX + "readAhead"
 
 ROOT = Path(__file__).resolve().parents[1]
 

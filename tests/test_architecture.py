@@ -44,7 +44,9 @@ _LAYERS: dict[str, set[str]] = {
     "io.ttlstore.store.local": _STORE_BELOW | {"io.ttlstore.store.codec", "io.ttlstore.store.nativelib",
                                                "io.ttlstore.store.rocksdb"},
     "io.ttlstore.store.version": _STORE_BELOW | {"io.ttlstore.store.codec", "io.ttlstore.store.rocksdb",
-                                                 "io.ttlstore.store.local"},
+                                                 "io.ttlstore.store.local", "io.ttlstore.readahead"},
+    # The read-ahead node and its rule, and what a store version offers it: above the settings, below the stores.
+    "io.ttlstore.readahead": {"io.ttlstore.errors", "io.ttlstore.config", "io.ttlstore.spark"},
     "io.ttlstore.reader": {"io.ttlstore.errors", "io.ttlstore.ttl", "io.ttlstore.checkpoint", "io.ttlstore.spark",
                            "io.ttlstore.store.codec", "io.ttlstore.store.version"},
     "io.ttlstore.repartition": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",

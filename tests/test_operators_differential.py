@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows, shared_run
+from hooks import READ_AHEAD
+from operator_scenarios import FORMAT_V2, SCENARIOS, Scenario, assert_same_rows, run_scenario, shared_run
 from pyspark.sql import SparkSession
 
 from conftest import (
@@ -68,3 +69,39 @@ def test_operator_emits_the_same_rows_as_spark_hdfs_provider(spark: SparkSession
     assert not list((reference.checkpoint / "state").rglob("ttlstore"))
     custom = ours.last_progress["stateOperators"][0]["customMetrics"]
     assert "ttlstoreCommitLatencyMs" in custom
+    if scenario.name in READ_AHEAD_SERVED:
+        assert sum(p["stateOperators"][0]["customMetrics"]["ttlstoreReadAheadAsked"] for p in ours.progress if p) > 0, (
+            "the operator's keys were read ahead")
+
+
+#: One scenario of each kind of operator the read-ahead serves (docs/read-ahead.md): an aggregation's restore, a
+#: state function's, a deduplication's.
+READ_AHEAD_SERVED = ["aggregation without watermark", "applyInPandasWithState", "dropDuplicatesWithinWatermark"]
+
+
+#: Each fault with each served operator; `make test` runs one operator per fault (each operator once), `make chaos`
+#: the rest.
+READ_AHEAD_FAULTS = [
+    pytest.param(fault, name, id=f"{fault}-{name}", marks=[] if i == j else [pytest.mark.long])
+    for i, fault in enumerate(["wrong", "none", "fail"]) for j, name in enumerate(READ_AHEAD_SERVED)
+]
+
+
+@pytest.mark.parametrize(("fault", "name"), READ_AHEAD_FAULTS)
+def test_a_read_ahead_that_reads_wrong_keys_none_or_fails_changes_no_row(
+    spark: SparkSession, shared_runs: Path, tmp_path: Path, fault: str, name: str
+):
+    scenario = next(s for s in SCENARIOS if s.name == name)
+    reference = shared_run(spark, shared_runs, HDFS_PROVIDER, scenario)
+    ours = run_scenario(spark, TTL_PROVIDER, tmp_path, scenario, {READ_AHEAD: fault})
+    assert_same_rows(spark, reference, ours, scenario)
+    metrics = [p["stateOperators"][0]["customMetrics"] for p in ours.progress if p]
+    assert sum(m["ttlstoreReadAheadAsked"] for m in metrics) > 0
+    read = sum(m["ttlstoreReadAheadCached"] + m["ttlstoreReadAheadBrought"] for m in metrics)
+    failed = sum(m["ttlstoreReadAheadFailed"] for m in metrics)
+    if fault == "none":
+        assert (read, failed) == (0, 0), "nothing was read ahead"
+    elif fault == "fail":
+        assert read == 0 and failed > 0, "every read ahead failed"
+    else:
+        assert read > 0 and failed == 0, "other keys were read ahead"

@@ -5,9 +5,11 @@ has no local copy waits for no download (it fills its budget in the background).
 
 Here a real query's state outgrows a 1 MiB budget several times; after each upload the local SST files return to
 the budget, every batch counts as Spark's HDFS provider does (``running_counts``), and the query restarted with its
-stores unloaded counts on from files it reads remotely (``ttlstoreCheckpointReads``); restarted again with a budget
-that holds its state, it brings the files down and soon reads none remotely. ``jvm/.../RemoteModeSuite`` proves the
-same on one store, ``make test-native-fs`` the file system's demotion under sanitizers.
+stores unloaded counts on from files it reads remotely (``ttlstoreCheckpointReads``), its keys read ahead of the
+operator (``ttlstoreReadAheadBrought``, docs/read-ahead.md) and, with the read-ahead off, by the operator's own reads,
+counted all the same; restarted again with a budget that holds its state, it brings the files down and soon reads
+none remotely. ``jvm/.../RemoteModeSuite`` proves the same on one store, ``make test-native-fs`` the file system's
+demotion under sanitizers.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ def key(r: int, i: int) -> str:
 ROUNDS = [rows(*(key(r, i) for i in range(20_000))) for r in range(4)]
 
 
-def stored(r: int) -> list[dict]:
-    """A batch of 2,000 keys stored by round ``r``, over all its files (a round's keys sort together), and a new one."""
-    return rows(*(key(r, i) for i in range(0, 20_000, 10)), f"new-{r}")
+def stored(r: int, offset: int = 0) -> list[dict]:
+    """A batch of 2,000 keys stored by round ``r``, over all its files (a round's keys sort together), and a new one;
+    another ``offset`` (below 10) reads other keys of the same files."""
+    return rows(*(key(r, i) for i in range(offset, 20_000, 10)), f"new-{r}-{offset}")
 
 
 def checkpoint_reads(progress: dict) -> int:
@@ -109,8 +112,21 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
     assert metrics["ttlstoreCheckpointReads"] > 0 and metrics["ttlstoreCheckpointBytesRead"] > 0, (
         "lookups of keys the budget cannot hold read them from the checkpoint")
+    assert metrics["ttlstoreReadAheadBrought"] > 0, (
+        f"the aggregation's keys were read from the checkpoint ahead of the operator: {metrics}")
     outputs += after.outputs
     batches.append(stored(0))
+
+    # Without the read-ahead, the operator's own reads fetch those blocks, and the checkpoint's reads are counted all
+    # the same: the progress reports the version the aggregation's save writes, its reads go through the restore's.
+    unload_state_stores(spark)
+    alone = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(0, offset=5)], "update",
+                       extra_conf={**conf, ttlstore.settings.PREFIX + "readAhead.rows": "0"}, first_round=len(batches))
+    assert alone.last_progress is not None
+    metrics = alone.last_progress["stateOperators"][0]["customMetrics"]
+    assert metrics["ttlstoreReadAheadAsked"] == 0 and metrics["ttlstoreCheckpointReads"] > 0, metrics
+    outputs += alone.outputs
+    batches.append(stored(0, offset=5))
 
     # Restarted with a budget that holds the state, the stores bring their files down in the background: within
     # a few batches (each of keys no earlier batch read, so none in the block cache) none is read remotely.

@@ -30,7 +30,7 @@ def test_the_python_options_name_exactly_the_jvm_keys_and_defaults(spark: SparkS
 
 def test_the_test_hooks_are_the_jvms_and_no_option_of_the_users(spark: SparkSession):
     jvm_hooks = {k.key() for k in jvm_list(spark._jvm.io.ttlstore.testkit.ConfTestHooks.all())}  # type: ignore[union-attr]
-    assert {hooks.CLOCK_MS, hooks.NATIVE_FILTER_RESOURCE, hooks.LEAK, hooks.ROCKSDB_STATISTICS} == jvm_hooks
+    assert {hooks.CLOCK_MS, hooks.NATIVE_FILTER_RESOURCE, hooks.LEAK, hooks.ROCKSDB_STATISTICS, hooks.READ_AHEAD} == jvm_hooks
     assert not jvm_hooks & {key for key, _default, _type in settings.OPTIONS.values()}
     assert not any(key in (ROOT / "docs" / "configuration.md").read_text() for key in jvm_hooks)
 

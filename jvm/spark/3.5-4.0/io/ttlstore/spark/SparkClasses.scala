@@ -9,6 +9,12 @@ object SparkClasses {
 
   type StatefulOperator = streaming.StatefulOperator
   type StreamingSymmetricHashJoinExec = streaming.StreamingSymmetricHashJoinExec
+  type StatefulOperatorStateInfo = streaming.StatefulOperatorStateInfo
+
+  // The classic operators whose state reads ttlstore reads ahead (io.ttlstore.readahead.ReadAheadRule).
+  type StateStoreRestoreExec = streaming.StateStoreRestoreExec
+  type BaseStreamingDeduplicateExec = streaming.BaseStreamingDeduplicateExec
+  type FlatMapGroupsWithStateExec = streaming.FlatMapGroupsWithStateExec
 
   /** The local property that carries a streaming query's id into its tasks. */
   val QueryIdKey: String = streaming.StreamExecution.QUERY_ID_KEY

@@ -14,6 +14,12 @@ object SparkClasses {
 
   type StatefulOperator = stateful.StatefulOperator
   type StreamingSymmetricHashJoinExec = stateful.join.StreamingSymmetricHashJoinExec
+  type StatefulOperatorStateInfo = stateful.StatefulOperatorStateInfo
+
+  // The classic operators whose state reads ttlstore reads ahead (io.ttlstore.readahead.ReadAheadRule).
+  type StateStoreRestoreExec = stateful.StateStoreRestoreExec
+  type BaseStreamingDeduplicateExec = stateful.BaseStreamingDeduplicateExec
+  type FlatMapGroupsWithStateExec = stateful.flatmapgroupswithstate.FlatMapGroupsWithStateExec
 
   /** The local property that carries a streaming query's id into its tasks. */
   val QueryIdKey: String = StreamExecution.QUERY_ID_KEY

@@ -110,7 +110,8 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
       codec, valueSchema.length, eventTime, settings.sweepRowsPerCommit, settings.compactExpiredShare,
       settings.upgradeRowsPerCommit, settings.legacyRowTimestamp, snapshotOnCommit = false,
       storeConf.compressionCodec, Some(hadoopConf).filter(_ => CoordinatorBridge.validatesCommits(storeConf)), lastLoad,
-      loadedCheckpointId = None, checkpointId = None)
+      loadedCheckpointId = None, checkpointId = None, readAheadThreads = settings.readAheadThreads,
+      readAheadKey = settings.hooks.readAheadKey)
     logInfo(s"Initialized ttlstore for $stateStoreId in $workDir (checkpoint ${files.root}); " +
       s"${settings.ttl}; native filter ${if (filterLoader.isDefined) "on" else "off"}; $format; ${local.locality}")
   }

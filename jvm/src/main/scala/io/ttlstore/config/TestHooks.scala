@@ -19,9 +19,12 @@ import java.util.ServiceLoader
  * @param afterLoad what runs after every load of a store, given its working directory (a soak's leak)
  * @param rocksDbStatistics whether every store of this JVM counts its reads in RocksDB's statistics
  *   ([[io.ttlstore.store.rocksdb.ReadStatistics]], read by bench/read_profile.py)
+ * @param readAheadKey what each key read ahead becomes before it is read: itself, another key (a wrong guess),
+ *   null (not read), or a throw (a read that fails)
  */
 final case class TestHooks(clockMs: Option[Long] = None, nativeFilterResource: Option[String] = None,
-    afterLoad: File => Unit = TestHooks.NothingAfterLoad, rocksDbStatistics: Boolean = false)
+    afterLoad: File => Unit = TestHooks.NothingAfterLoad, rocksDbStatistics: Boolean = false,
+    readAheadKey: Array[Byte] => Array[Byte] = TestHooks.SameKey)
 
 /** Reads [[TestHooks]] from a query's settings: implemented by the testkit alone. */
 trait TestHookSource {
@@ -37,6 +40,9 @@ object TestHooks {
 
   /** Nothing to do after a load (one value, so that settings without hooks compare equal). */
   val NothingAfterLoad: File => Unit = _ => ()
+
+  /** Each key read ahead as it is (one value, so that settings without hooks compare equal). */
+  val SameKey: Array[Byte] => Array[Byte] = k => k
 
   /** No hook: what every store outside ttlstore's tests runs with. */
   val Off: TestHooks = TestHooks()

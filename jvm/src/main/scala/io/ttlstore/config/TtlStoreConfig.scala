@@ -187,6 +187,27 @@ object TtlStoreConfig {
       "without it, LAZY_LOAD_UNAVAILABLE). 0: off, every file local.",
     Whole(0, 1L << 40))
 
+  val ReadAheadRows: ConfigKey[Int] = ConfigKey.int(
+    "readAhead.rows", 1000,
+    "Input rows a task reads ahead of each stateful operator whose state ttlstore serves and " +
+      "reads ahead (docs/read-ahead.md names them), so that the state of their keys is brought from " +
+      "the checkpoint or the disk in other threads, many reads at once, before the operator asks " +
+      "for it. A speed hint: it never changes what a read returns, and a store whose reads find " +
+      "their blocks cached anyway stops reading ahead by itself. 0: off.",
+    Whole(0, 1000000))
+
+  val ReadAheadMaxMb: ConfigKey[Int] = ConfigKey.int(
+    "readAhead.maxMB", 16,
+    "At most this many MiB of input rows a task holds while it reads ahead (with readAhead.rows, " +
+      "whichever bound comes first).",
+    Whole(1, 4096))
+
+  val ReadAheadThreads: ConfigKey[Int] = ConfigKey.int(
+    "readAhead.threads", 64,
+    "Reads ahead an executor keeps in flight at once, over all its tasks: threads that wait on the " +
+      "checkpoint's file system or the disk, not on the processors (idle ones end after a minute).",
+    Whole(1, 1024))
+
   val PeriodicCompaction: ConfigKey[Option[Long]] = ConfigKey(
     "nativeFilter.periodicCompaction", None,
     "With the native filter: RocksDB rewrites a data file of a store with TTL once it is this " +
@@ -223,6 +244,6 @@ object TtlStoreConfig {
     BloomFilterBitsPerKey, IndexAndFiltersInCache, SstCompression, KnownKeysCapacity, Ttl, UpdateTypeKey,
     StateVisibilityKey, TimeCharacteristicKey, EventTimeColumnKey, AllowTtlOnStreamStreamJoin,
     SweepRowsPerCommit, NativeFilterEnabled, LazyLoadEnabled, LazyReadTimeout, RemoteCacheMb,
-    PeriodicCompaction, CompactExpiredShare,
+    ReadAheadRows, ReadAheadMaxMb, ReadAheadThreads, PeriodicCompaction, CompactExpiredShare,
     LegacyRowTimestampKey, UpgradeRowsPerCommit)
 }

@@ -30,7 +30,8 @@ final case class TtlStoreSettings(
     downloadThreads: Int = TtlStoreConfig.DownloadThreads.default,
     lazyLoad: NativeMode = TtlStoreConfig.LazyLoadEnabled.default,
     lazyReadTimeoutMs: Long = TtlStoreConfig.LazyReadTimeout.default,
-    remoteCacheMb: Long = TtlStoreConfig.RemoteCacheMb.default) {
+    remoteCacheMb: Long = TtlStoreConfig.RemoteCacheMb.default,
+    readAheadThreads: Int = TtlStoreConfig.ReadAheadThreads.default) {
 
   /** RocksDB's periodic_compaction_seconds for the timestamped family (see the key's doc). */
   def periodicCompactionSeconds: Long = periodicCompactionMs match {
@@ -75,7 +76,8 @@ object TtlStoreSettings {
       downloadThreads = DownloadThreads.readFrom(sqlConfs),
       lazyLoad = LazyLoadEnabled.readFrom(sqlConfs),
       lazyReadTimeoutMs = LazyReadTimeout.readFrom(sqlConfs),
-      remoteCacheMb = RemoteCacheMb.readFrom(sqlConfs))
+      remoteCacheMb = RemoteCacheMb.readFrom(sqlConfs),
+      readAheadThreads = ReadAheadThreads.readFrom(sqlConfs))
   }
 
   /** The TTL policy of one store; event time without a column fails naming the keys. */

@@ -23,7 +23,7 @@ final class ConfTestHooks extends TestHookSource {
 
   override def hooks(confs: Map[String, String]): TestHooks =
     TestHooks(ClockMs.readFrom(confs), NativeFilterResource.readFrom(confs), leak(Leak.readFrom(confs)),
-      RocksDbStatistics.readFrom(confs))
+      RocksDbStatistics.readFrom(confs), readAhead(ReadAhead.readFrom(confs)))
 }
 
 object ConfTestHooks {
@@ -44,7 +44,21 @@ object ConfTestHooks {
   /** Every store of the JVM counts its reads in RocksDB's statistics (bench/read_profile.py reads them). */
   val RocksDbStatistics: ConfigKey[Boolean] = ConfigKey.flag("testHook.rocksdbStatistics", default = false, "")
 
-  val all: Seq[ConfigKey[_]] = Seq(ClockMs, NativeFilterResource, Leak, RocksDbStatistics)
+  /**
+   * What the read-ahead reads instead of each key: `wrong` another key (the key with a byte appended), `none`
+   * nothing, `fail` a read that throws.
+   */
+  val ReadAhead: ConfigKey[Option[String]] = ConfigKey("testHook.readAhead", None, "",
+    ValueForm.Text("wrong, none or fail"), s => Some(s).filter(Set("wrong", "none", "fail")).map(Some(_)))
+
+  val all: Seq[ConfigKey[_]] = Seq(ClockMs, NativeFilterResource, Leak, RocksDbStatistics, ReadAhead)
+
+  private def readAhead(fault: Option[String]): Array[Byte] => Array[Byte] = fault match {
+    case Some("wrong") => k => k :+ 1.toByte
+    case Some("none") => _ => null
+    case Some("fail") => _ => throw new java.io.IOException("testHook.readAhead=fail: a read ahead that fails")
+    case _ => TestHooks.SameKey
+  }
 
   /** What a load leaks, as an unclosed store leaks native memory, open files and disk (the soak must find it). */
   private def leak(kind: Option[String]): File => Unit = kind match {

@@ -17,20 +17,13 @@ final class KeyIndexUse {
   import KeyIndexUse._
 
   private var asking = true
-  private var skipped = 0
+  private val sample = new OneIn(SampleEvery)
   private var answers = 0
   private var absent = 0
 
   /** True if this read should ask the index (then [[answered]] takes what it said). */
   def ask(): Boolean =
-    asking || {
-      skipped += 1
-      if (skipped < SampleEvery) false
-      else {
-        skipped = 0
-        true
-      }
-    }
+    asking || sample.take()
 
   /** Counts what the index answered for a read that asked it; returns `wasAbsent`. */
   def answered(wasAbsent: Boolean): Boolean = {

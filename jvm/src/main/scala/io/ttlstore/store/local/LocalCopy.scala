@@ -64,6 +64,7 @@ final class LocalCopy(
    */
   val knownKeys = new KnownKeys(settings.knownKeysCapacity)
   val keyIndex = new KeyIndex(scans = locality.scansKeys)
+  val readAheadUse = new ReadAheadUse
 
   /** Compactions asked for by commits that found many rows expired (see [[compactIfWanted]]). */
   private val upkeep = new FilterUpkeep

@@ -15,6 +15,7 @@ private[store] trait LocalCopyView {
   def db: RocksDbHandle
   def knownKeys: KnownKeys
   def keyIndex: KeyIndex
+  def readAheadUse: ReadAheadUse
 
   def numRows: Long
   def timestamps: TimestampHistogram

@@ -92,6 +92,33 @@ final class RocksDbHandle private (
   /** True if point reads go through [[NativeReadsLib]]. */
   def readsNatively: Boolean = reads != null
 
+  /** Reads ahead hold it shared while they read; [[close]] takes it whole, after the reads under way. */
+  private val readsAhead = new java.util.concurrent.locks.ReentrantReadWriteLock()
+
+  /**
+   * Reads ahead of a task, in another thread than the task's: brings the blocks that hold `key` into RocksDB's
+   * block cache unless they are cached already or the key is surely absent (RocksDB's Bloom filters and memtables),
+   * and drops what it read. Says which ([[RocksDbHandle.Warmed]]); a DB closing or closed is not read. Throws what
+   * the read met, as [[get]] does.
+   */
+  def warm(key: Array[Byte]): RocksDbHandle.Warmed = {
+    val shared = readsAhead.readLock()
+    if (!shared.tryLock()) RocksDbHandle.Warmed.NotRead
+    else
+      try {
+        if (closed) RocksDbHandle.Warmed.NotRead
+        else {
+          val cached = new Holder[Array[Byte]]()
+          if (!db.keyMayExist(timestampedFamily, key, cached)) RocksDbHandle.Warmed.Absent
+          else if (cached.getValue != null) RocksDbHandle.Warmed.Cached
+          else {
+            get(key)
+            RocksDbHandle.Warmed.Read
+          }
+        }
+      } finally shared.unlock()
+  }
+
   /** True if the key may exist; false is certain (Bloom filter and memtable only, no disk read). */
   def mayExist(key: Array[Byte]): Boolean = db.keyMayExist(timestampedFamily, key, null)
 
@@ -197,6 +224,7 @@ final class RocksDbHandle private (
 
   override def close(): Unit = synchronized {
     if (!closed) {
+      readsAhead.writeLock().lock()
       closed = true
       writeOptions.close()
       readOptions.close()
@@ -230,6 +258,15 @@ final class RocksDbHandle private (
 
 object RocksDbHandle {
   val BatchRecords = 10000
+
+  /** What a read ahead ([[RocksDbHandle.warm]]) did. */
+  sealed trait Warmed
+  object Warmed {
+    case object Absent extends Warmed
+    case object Cached extends Warmed
+    case object Read extends Warmed
+    case object NotRead extends Warmed
+  }
 
   /** RocksDB's failure to `operation` in `dir`: a full disk named as one ([[DiskFull]]), else as RocksDB's. */
   private def failure(storeName: String, dir: File, operation: String, e: RocksDBException): TtlStoreException =

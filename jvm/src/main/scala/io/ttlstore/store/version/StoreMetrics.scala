@@ -72,13 +72,27 @@ object StoreMetrics {
   val RowsUpgradedByCommit = StateStoreCustomSumMetric(
     "ttlstoreRowsUpgradedByCommit", "ttlstore: legacy rows upgraded by the bounded upgrade at commit")
 
+  val ReadAheadAsked = StateStoreCustomSumMetric(
+    "ttlstoreReadAheadAsked", "ttlstore: state keys the read-ahead asked the store to bring in before the operator")
+  val ReadAheadCached = StateStoreCustomSumMetric(
+    "ttlstoreReadAheadCached",
+    "ttlstore: keys read ahead whose blocks were cached already, or that the store surely does not hold")
+  val ReadAheadBrought = StateStoreCustomSumMetric(
+    "ttlstoreReadAheadBrought", "ttlstore: keys read ahead whose blocks were read (from the checkpoint or the disk)")
+  val ReadAheadFailed = StateStoreCustomSumMetric(
+    "ttlstoreReadAheadFailed", "ttlstore: reads ahead that failed (dropped: the operator's own read decides)")
+  val ReadAheadOperatorReadMs = StateStoreCustomTimingMetric(
+    "ttlstoreReadAheadOperatorReadMs",
+    "ttlstore: time the operator's own point reads still took while reads ran ahead (ms)")
+
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, LoadCheckpointReads, SnapshotsRepaired,
     SnapshotsUploaded,
     SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
-    RowsUpgradedOnAccess, RowsUpgradedByCommit)
+    RowsUpgradedOnAccess, RowsUpgradedByCommit, ReadAheadAsked, ReadAheadCached, ReadAheadBrought, ReadAheadFailed,
+    ReadAheadOperatorReadMs)
 
   /** The custom metrics of one store version. */
   def custom(
@@ -88,7 +102,8 @@ object StoreMetrics {
       expiry: ExpiryFigures,
       expiredStored: Long,
       legacyRows: Long,
-      upgrades: UpgradeFigures): Map[StateStoreCustomMetric, Long] = Map(
+      upgrades: UpgradeFigures,
+      readAhead: ReadAheadFigures): Map[StateStoreCustomMetric, Long] = Map(
     CommitLatencyMs -> commit.latencyMs,
     ChangelogBytes -> commit.changelogBytes,
     LoadLatencyMs -> load.latencyMs,
@@ -114,5 +129,10 @@ object StoreMetrics {
     RowsExpired -> expiry.rowsExpired,
     LegacyRowsRemaining -> legacyRows,
     RowsUpgradedOnAccess -> upgrades.onAccess,
-    RowsUpgradedByCommit -> upgrades.byCommit)
+    RowsUpgradedByCommit -> upgrades.byCommit,
+    ReadAheadAsked -> readAhead.asked,
+    ReadAheadCached -> readAhead.cached,
+    ReadAheadBrought -> readAhead.brought,
+    ReadAheadFailed -> readAhead.failed,
+    ReadAheadOperatorReadMs -> readAhead.operatorReadMs)
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.StructType
 import io.ttlstore.checkpoint.CheckpointRangedReads
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.TtlStoreErrors
+import io.ttlstore.readahead.ReadAheadTargets
 import io.ttlstore.spark.StoreAdapter
 import io.ttlstore.store.version.StoreLifecycle._
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
@@ -30,16 +31,38 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   private var committed = CommitFigures.Zero
   private var expiredStoredAtCommit: Option[Long] = None
 
-  /** The files of the DB this version opened on that were not local (lazy and remote mode), and their reads so far. */
-  private val lazyFiles = Option(local.db).flatMap(_.lazyFiles)
-  private val readsAtOpen = lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads)
-
   // A snapshot at this version's commit flushes the memtables first: what earlier versions wrote
   // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
   if (settings.snapshotOnCommit && !settings.readOnly) Option(local.db).foreach(_.flushInBackground())
 
+  /** The files of the DB this version opened on that were not local (lazy and remote mode). */
+  private val lazyFiles = Option(local.db).flatMap(_.lazyFiles)
+
+  /**
+   * Reading ahead for the task's read-ahead node, found by it while the version is open ([[ReadAheadTargets]]);
+   * shared with the other versions of the store the task holds.
+   */
+  private val readAhead: Option[(ReadAheadTargets.Slot, VersionReadAhead)] =
+    for (task <- Option(TaskContext.get()); db <- Option(local.db) if settings.rowTimes.isEmpty) yield {
+      val slot = ReadAheadTargets.Slot(settings.storeId, task.taskAttemptId())
+      slot -> ReadAheadTargets.join(slot)(new VersionReadAhead(db, keyCodec, local.readAheadUse,
+          settings.readAheadThreads, settings.readAheadKey, checkpointReads))
+    }
+  private var readAheadLeft = false
+
+  /**
+   * The checkpoint's reads when the task opened its first version of the store: an aggregation's reads go through
+   * the version its restore opens, and Spark reports the metrics of the version its save writes, opened after.
+   */
+  private val readsAtOpen =
+    readAhead.map(_._2).filter(_.reads(local.db)).fold(checkpointReads)(_.checkpointReadsAtFirstOpen)
+
+  private def checkpointReads: CheckpointRangedReads.Served =
+    lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads)
+
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
+    endReadAhead()
   })
 
   override def id: StateStoreId = settings.storeId
@@ -53,14 +76,14 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   override def get(key: UnsafeRow, colFamilyName: String): UnsafeRow = {
     checkFamily(colFamilyName)
     checkOpen("get")
-    val stored = rows.read(keyCodec.encode(key), writable)
+    val stored = timed(rows.read(keyCodec.encode(key), writable))
     if (stored == null) null else valueRow(stored)
   }
 
   override def keyExists(key: UnsafeRow, colFamilyName: String): Boolean = {
     checkFamily(colFamilyName)
     checkOpen("keyExists")
-    rows.read(keyCodec.encode(key), writable, rememberFound = false) != null
+    timed(rows.read(keyCodec.encode(key), writable, rememberFound = false)) != null
   }
 
   override def iterator(colFamilyName: String): StateStoreIterator[UnsafeRowPair] = {
@@ -91,6 +114,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
 
   override def commit(): Long = {
     checkWritable("commit")
+    endReadAhead()
     val start = System.nanoTime()
     val newVersion = settings.version + 1
     try {
@@ -116,6 +140,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
 
   /** Undoes an updating version (also after a failed commit); a committed one stays committed. */
   override def abort(): Unit = {
+    endReadAhead()
     rows.closeCursors()
     if (lifecycle == Updating) {
       lifecycle = Aborted
@@ -124,6 +149,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   }
 
   override def release(): Unit = {
+    endReadAhead()
     rows.closeCursors()
     if (lifecycle == Updating) {
       if (rows.changed) abort() else lifecycle = Released
@@ -136,7 +162,8 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
     val db = Option(local.db).filterNot(_.isClosed)
     StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
-        expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades))
+        expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades,
+        readAhead.fold(ReadAheadFigures.Zero)(_._2.figures.snapshot)))
   }
 
   /**
@@ -175,6 +202,21 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
 
   private def refuse(what: String): Nothing =
     throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
+
+  /** A read of the operator's, timed while the node reads ahead. */
+  private def timed[T](read: => T): T = readAhead match {
+    case Some((_, target)) if target.attached =>
+      val start = System.nanoTime()
+      try read
+      finally target.figures.operatorReadNanos += System.nanoTime() - start
+    case _ => read
+  }
+
+  /** This version leaves the read-ahead; the last version of the store in the task drops the keys not read yet. */
+  private def endReadAhead(): Unit = if (!readAheadLeft) {
+    readAheadLeft = true
+    readAhead.foreach { case (slot, target) => if (ReadAheadTargets.leave(slot)) target.stop() }
+  }
 
   private def writable: Boolean = !settings.readOnly && lifecycle == Updating
 

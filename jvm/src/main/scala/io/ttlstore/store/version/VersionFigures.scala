@@ -76,3 +76,13 @@ final class UpgradeFigures {
   var onAccess = 0L
   var byCommit = 0L
 }
+
+/**
+ * What one version's reads ahead did: keys the read-ahead node asked, those whose blocks were cached already (or
+ * that were surely absent), those read, those whose read failed, and the time the operator's own reads still took.
+ */
+final case class ReadAheadFigures(asked: Long, cached: Long, brought: Long, failed: Long, operatorReadMs: Long)
+
+object ReadAheadFigures {
+  val Zero: ReadAheadFigures = ReadAheadFigures(0L, 0L, 0L, 0L, 0L)
+}

@@ -40,7 +40,11 @@ final case class VersionSettings(
     /** A `ttlstore_state` read to tell each scanned row's timestamp (see [[RowTimes]]). */
     rowTimes: Option[RowTimes] = None,
     /** Event time: `now` is the batch's watermark (recorded with the version for readers). */
-    judgedByWatermark: Boolean = false) {
+    judgedByWatermark: Boolean = false,
+    /** Reads ahead the version keeps in flight at once (readAhead.threads). */
+    readAheadThreads: Int = 64,
+    /** What each key read ahead becomes before it is read ([[io.ttlstore.config.TestHooks]]). */
+    readAheadKey: Array[Byte] => Array[Byte] = io.ttlstore.config.TestHooks.SameKey) {
 
   override def toString: String = s"StoreVersion[$storeId, version=$version${if (readOnly) ", read-only" else ""}]"
 }

@@ -1,0 +1,52 @@
+package io.ttlstore
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.store.local.ReadAheadUse
+
+/** When a store reads ahead: while its reads ahead wait on I/O, else one chunk in SampleEvery. */
+class ReadAheadUseSuite extends AnyFunSuite {
+  import ReadAheadUse._
+
+  /** Asks for `chunks` chunks of `keys` keys; each chunk read ahead reports `read` of them read in `nanos` each. */
+  private def run(use: ReadAheadUse, chunks: Int, keys: Long, read: Long, nanos: Long): Int =
+    (0 until chunks).count { _ =>
+      val ahead = use.readAhead()
+      if (ahead) use.measured(keys, read, read * nanos)
+      ahead
+    }
+
+  test("every chunk is read ahead while its keys wait for a file system's requests") {
+    val use = new ReadAheadUse
+    assert(run(use, 100, 500, read = 400, nanos = 20000000L) == 100)
+    assert(use.readingEveryChunk)
+  }
+
+  test("a store whose keys are all cached reads one chunk in SampleEvery ahead after one window") {
+    val use = new ReadAheadUse
+    val chunks = (Window / 100).toInt + 1
+    assert(run(use, chunks, 100, read = 0, nanos = 0) == chunks)
+    assert(!use.readingEveryChunk)
+    assert(run(use, 10 * SampleEvery, 100, read = 0, nanos = 0) == 10)
+  }
+
+  test("reads from the page cache, fast as they are, turn reading ahead off") {
+    val use = new ReadAheadUse
+    run(use, 20, 100, read = 100, nanos = 20000L)
+    assert(!use.readingEveryChunk)
+  }
+
+  test("a store whose reads slow down again (a restart, files demoted) reads every chunk ahead once sampled enough") {
+    val use = new ReadAheadUse
+    run(use, 20, 100, read = 0, nanos = 0)
+    assert(!use.readingEveryChunk)
+    val sampled = run(use, 11 * SampleEvery, 100, read = 90, nanos = 30000000L)
+    assert(use.readingEveryChunk, s"$sampled chunks sampled")
+  }
+
+  test("a few slow reads among many cached keys do not keep it on") {
+    val use = new ReadAheadUse
+    run(use, 20, 1000, read = 1000 / MinBroughtShareDenominator / 2, nanos = 30000000L)
+    assert(!use.readingEveryChunk)
+  }
+}
