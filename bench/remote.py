@@ -140,10 +140,15 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=5, help="batches after the restart and after the loss")
     parser.add_argument("--latency-ms", type=int, default=recovery.LATENCY_MS)
     parser.add_argument("--report-only", action="store_true", help="rewrite the page from bench-output/remote.json")
+    parser.add_argument("--keep-before", action="store_true",
+                        help="run fully local and the read-ahead's arms only, keeping the arms without it from "
+                             "bench-output/remote.json (the same state and settings: its code path is unchanged)")
     args = parser.parse_args()
     if args.report_only:
         write(json.loads((OUT.parent / "remote.json").read_text()))
         return
+    kept = [r for r in json.loads((OUT.parent / "remote.json").read_text())["runs"] if r["arm"] in BEFORE] \
+        if args.keep_before else []
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     started = time.monotonic()
@@ -153,7 +158,7 @@ def main() -> None:
     gb = args.rows * recovery.BYTES_PER_ROW / 1e9
     conf = [f"spark.hadoop.fs.shaped.latencyMs={args.latency_ms}"]
     runs = recoveries.restarts(gb, OUT, [LOCAL, *AHEAD], args.repeats, None, after=args.after, conf=conf)
-    runs += recoveries.restarts(gb, OUT, BEFORE, args.before_repeats, None, after=args.after, conf=conf)
+    runs += kept or recoveries.restarts(gb, OUT, BEFORE, args.before_repeats, None, after=args.after, conf=conf)
     shutil.rmtree(OUT, ignore_errors=True)
     write({"measured": time.strftime("%Y-%m-%d"), "commit": recoveries.commit(), "spark": pyspark.__version__,
            "checkpoint_gb": built["checkpoint_bytes"] / 1e9, "latency_ms": args.latency_ms, "after": args.after,

@@ -27,7 +27,8 @@ class ReadAheadIteratorSuite extends AnyFunSuite {
   private final class Store(wants: => Boolean = true) extends ReadAheadTarget {
     val asked = mutable.ArrayBuffer.empty[Long]
     var sends = 0
-    override def wanted(): Boolean = wants
+    var questions = 0
+    override def wanted(): Boolean = { questions += 1; wants }
     override def ask(key: UnsafeRow): Unit = asked += key.getLong(0)
     override def send(): Unit = sends += 1
   }
@@ -75,5 +76,19 @@ class ReadAheadIteratorSuite extends AnyFunSuite {
       assert(input.pulled == 1)
       assert(first eq it.next(), "the input's reused row is handed on as it is")
     }
+  }
+
+  test("a store that declines is asked again a chunk's rows later, not at every row") {
+    val store = new Store(false)
+    ids(new ReadAheadIterator(new Input(1000), keyOf, () => Some(store), rows = 100, maxBytes = 1L << 20))
+    assert(store.questions == 20)
+  }
+
+  test("a store that wants one chunk in three gets every third chunk's keys, the rows between passed on") {
+    var n = 0
+    val store = new Store({ n += 1; n % 3 == 1 })
+    assert(ids(new ReadAheadIterator(new Input(1500), keyOf, () => Some(store), rows = 100, maxBytes = 1L << 20)) ==
+      (1L to 1500L))
+    assert(store.asked.size == 500 && store.asked.take(50) == (1L to 50L))
   }
 }

@@ -55,6 +55,9 @@ object ReadAheadUse {
    */
   val MinReadNanos = 100000L
 
-  /** While reading ahead is off, one chunk in this many is still read ahead. */
-  val SampleEvery = 16
+  /**
+   * While reading ahead is off, one chunk in this many is still read ahead: a sampled chunk's rows are copied and
+   * its keys looked up twice, so where every read is cached the sample is what reading ahead costs.
+   */
+  val SampleEvery = 64
 }
