@@ -61,7 +61,11 @@ def checkpoint_reads(runs: list[dict], arm: str) -> float | None:
 
 def report(results: dict) -> str:
     runs = results["runs"]
-    local = {k: median_of(runs, LOCAL, k) for k in ("restart_batches_ms", "loss_batches_ms")}
+    keys = ("restart_batches_ms", "loss_batches_ms")
+    local = {k: median_of(runs, LOCAL, k) for k in keys}
+    # Arms kept from an earlier run (--keep-before) compare with that run's fully local.
+    earlier = results.get("before_from")
+    local_before = {k: median_of(earlier["local_runs"], LOCAL, k) for k in keys} if earlier else local
     lines = [START, "", textwrap.fill(
              f"Measured on {results['measured']} ({results['commit']}, pyspark {results['spark']}, "
              f"{results['minutes']:.0f} minutes) by `make bench-remote` (bench/remote.py): {results['checkpoint_gb']:.2f} "
@@ -69,7 +73,10 @@ def report(results: dict) -> str:
              f"{results['latency_ms']} ms a request, {results['after'] - 1} batches of "
              f"{recovery.AFTER_ROWS_PER_BATCH:,} rows measured after the restart and after the loss (the first, which "
              f"loads, left out), half of their rows stored keys; medians of {results['repeats']} interleaved runs "
-             f"with the range of the runs' medians.", 105), "",
+             f"with the range of the runs' medians." + (
+                 f" The arms without the read-ahead are {earlier['commit']}'s runs of {earlier['measured']} on the same "
+                 f"setup, against that run's fully local ({local_before['restart_batches_ms']:.2f} s after the "
+                 f"restart, {local_before['loss_batches_ms']:.2f} s after the loss)." if earlier else ""), 105), "",
              "| arm | batches after the restart (s) | against fully local | after the loss (s) | against fully local "
              "| checkpoint reads a batch |",
              "|---|---|---|---|---|---|"]
@@ -77,10 +84,11 @@ def report(results: dict) -> str:
         if not any(r["arm"] == arm for r in runs):
             continue
         cells = [recovery.ARMS[arm][0]]
-        for key in ("restart_batches_ms", "loss_batches_ms"):
+        base = local_before if arm in BEFORE else local
+        for key in keys:
             m = median_of(runs, arm, key)
             cells += ["failed", "n/a"] if m is None else [
-                f"{m:.2f} ({spread(runs, arm, key)})", f"{m / local[key]:.2f}x" if local[key] else "n/a"]
+                f"{m:.2f} ({spread(runs, arm, key)})", f"{m / base[key]:.2f}x" if base[key] else "n/a"]
         reads = checkpoint_reads(runs, arm)
         cells.append("n/a" if reads is None else f"{reads:,.0f}")
         lines.append("| " + " | ".join(cells) + " |")
@@ -147,8 +155,8 @@ def main() -> None:
     if args.report_only:
         write(json.loads((OUT.parent / "remote.json").read_text()))
         return
-    kept = [r for r in json.loads((OUT.parent / "remote.json").read_text())["runs"] if r["arm"] in BEFORE] \
-        if args.keep_before else []
+    earlier = json.loads((OUT.parent / "remote.json").read_text()) if args.keep_before else None
+    kept = [r for r in earlier["runs"] if r["arm"] in BEFORE] if earlier else []
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     started = time.monotonic()
@@ -163,6 +171,8 @@ def main() -> None:
     write({"measured": time.strftime("%Y-%m-%d"), "commit": recoveries.commit(), "spark": pyspark.__version__,
            "checkpoint_gb": built["checkpoint_bytes"] / 1e9, "latency_ms": args.latency_ms, "after": args.after,
            "repeats": args.repeats, "runs": runs,
+           **({"before_from": {"commit": earlier["commit"], "measured": earlier["measured"],
+                               "local_runs": [r for r in earlier["runs"] if r["arm"] == LOCAL]}} if earlier else {}),
            "minutes": (time.monotonic() - started) / 60})
 
 
