@@ -243,6 +243,12 @@ def assert_opened_lazily_if_asked(run: dict) -> None:
     assert any(reads) if run["arm"] == "open first" else not any(reads), reads
 
 
+def assert_read_ahead(run: dict) -> None:
+    """The aggregation's keys were read ahead (docs/read-ahead.md) while the faults met the checkpoint's reads."""
+    asked = [entry["metrics"].get("ttlstoreReadAheadAsked", 0) for entry in run["rounds"] if entry.get("metrics")]
+    assert any(asked), asked
+
+
 @pytest.mark.long
 def test_the_stores_open_as_their_arm_says(flaky_run: dict):
     assert_opened_lazily_if_asked(flaky_run)
@@ -258,3 +264,4 @@ def test_a_load_whose_downloads_are_reset_midway_retries_or_fails_naming_the_fil
     assert_came_to_what_it_must(run, DOWNLOAD_RESET)
     assert_no_committed_version_lost_or_changed(run)
     assert_opened_lazily_if_asked(run)
+    assert_read_ahead(run)
