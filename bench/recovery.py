@@ -208,13 +208,15 @@ def restart(args: argparse.Namespace) -> dict:
               if datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp() <= killed["at"])
     shutil.rmtree(work, ignore_errors=True)
 
+    def metrics(p: dict, *parts: str) -> dict:
+        """The state operator's custom metrics whose names hold one of `parts`."""
+        return {k: v for k, v in p["stateOperators"][0]["customMetrics"].items() if any(x in k for x in parts)}
+
     def loads(p: dict) -> dict:
-        metrics = p["stateOperators"][0]["customMetrics"]
-        return {k: v for k, v in metrics.items() if "Load" in k or "ReplayChangeLog" in k or "Fetched" in k or "Reused" in k}
+        return metrics(p, "Load", "ReplayChangeLog", "Fetched", "Reused")
 
     def reads(p: dict) -> dict:
-        metrics = p["stateOperators"][0]["customMetrics"]
-        return {k: v for k, v in metrics.items() if "CheckpointRead" in k or "ReadAhead" in k}
+        return metrics(p, "CheckpointRead", "ReadAhead")
 
     ms = [p["durationMs"]["triggerExecution"] for p in progress]
     return {"arm": args.arm, "label": label, "restart_s": committed_at(progress[0]) - started,

@@ -26,15 +26,17 @@ LINES = list(dict.fromkeys(line for line, _ in BUILDS))
 
 #: What every package of one store may use.
 _STORE_BELOW = {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.config",
-                "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark"}
+                "io.ttlstore.checkpoint", "io.ttlstore.legacy", "io.ttlstore.spark", "io.ttlstore.threads"}
 #: Each package and the packages it may use; anything else is a dependency the other way round.
 _LAYERS: dict[str, set[str]] = {
     "io.ttlstore.errors": set(),
+    "io.ttlstore.threads": set(),
     "io.ttlstore.bytes": set(),
     "io.ttlstore.spark": {"io.ttlstore.errors"},
     "io.ttlstore.ttl": {"io.ttlstore.errors"},
     "io.ttlstore.config": {"io.ttlstore.errors", "io.ttlstore.ttl"},
-    "io.ttlstore.checkpoint": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.spark"},
+    "io.ttlstore.checkpoint": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.ttl", "io.ttlstore.spark",
+                               "io.ttlstore.threads"},
     "io.ttlstore.legacy": {"io.ttlstore.errors", "io.ttlstore.bytes", "io.ttlstore.checkpoint", "io.ttlstore.spark"},
     # One store, bottom up: its byte layouts, the native libraries, the RocksDB handle and its local
     # directories, the local instance and its loading, the version a task holds.

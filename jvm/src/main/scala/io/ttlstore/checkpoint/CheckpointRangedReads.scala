@@ -2,7 +2,7 @@ package io.ttlstore.checkpoint
 
 import java.io.{Closeable, FileNotFoundException, IOException}
 import java.nio.ByteBuffer
-import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Executors, ThreadFactory, TimeUnit, TimeoutException}
+import java.util.concurrent.{Callable, ConcurrentHashMap, ExecutionException, Executors, TimeUnit, TimeoutException}
 import java.util.concurrent.atomic.{AtomicInteger, LongAdder}
 
 import scala.util.control.NonFatal
@@ -11,6 +11,7 @@ import org.apache.hadoop.fs.{FSDataInputStream, Path}
 
 import io.ttlstore.spark.SparkClasses.CheckpointFileManager
 import io.ttlstore.store.lazyfs.RangedReads
+import io.ttlstore.threads.DaemonThreads
 
 /**
  * Ranged reads of SST files in the checkpoint, for the lazy file system: file `i` is `initial(i)` (its path and the
@@ -112,13 +113,5 @@ object CheckpointRangedReads {
   val NoAnswer = "no answer from the checkpoint's file system"
 
   /** The threads bounded reads run in (daemons, as many as reads wait at once; idle ones end after a minute). */
-  private lazy val readers = {
-    val count = new AtomicInteger()
-    val threads: ThreadFactory = r => {
-      val t = new Thread(r, s"ttlstore-ranged-read-${count.incrementAndGet()}")
-      t.setDaemon(true)
-      t
-    }
-    Executors.newCachedThreadPool(threads)
-  }
+  private lazy val readers = Executors.newCachedThreadPool(DaemonThreads.factory("ranged-read"))
 }

@@ -2,8 +2,10 @@ package io.ttlstore.checkpoint
 
 import java.io.{File, FileInputStream, InputStream, OutputStream}
 import java.nio.file.Files
-import java.util.concurrent.{CountDownLatch, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
-import java.util.concurrent.atomic.{AtomicInteger, AtomicReference}
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.atomic.AtomicReference
+
+import io.ttlstore.threads.DaemonThreads
 
 /**
  * Puts a snapshot's SST files into a local directory: those a local file already holds are moved
@@ -40,17 +42,7 @@ object SstDownloads {
       Fetched(fetch.size, fetch.map(_.sizeBytes).sum, ssts.size - fetch.size)
   }
 
-  private val pool: ThreadPoolExecutor = {
-    val count = new AtomicInteger()
-    val threads: ThreadFactory = r => {
-      val t = new Thread(r, s"ttlstore-download-${count.incrementAndGet()}")
-      t.setDaemon(true)
-      t
-    }
-    val p = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue[Runnable](), threads)
-    p.allowCoreThreadTimeOut(true)
-    p
-  }
+  private val pool = new DaemonThreads.GrowingPool("download", idleSeconds = 30)
 
   // The downloads running in this JVM and the most that may. The gate holds the bound; the pool only
   // grows to the largest bound asked for (its idle threads time out), since a pool made smaller lets a
@@ -66,7 +58,7 @@ object SstDownloads {
   /** The bound asked by the newest load (queries of one executor may differ). */
   private def bound(threads: Int): Unit = gate.synchronized {
     limit = math.max(1, threads)
-    if (limit > pool.getMaximumPoolSize) { pool.setMaximumPoolSize(limit); pool.setCorePoolSize(limit) }
+    pool.atLeast(limit)
     gate.notifyAll()
   }
 

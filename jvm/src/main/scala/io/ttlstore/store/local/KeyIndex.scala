@@ -1,6 +1,6 @@
 package io.ttlstore.store.local
 
-import java.util.concurrent.{CountDownLatch, ExecutorService, Executors, ThreadFactory}
+import java.util.concurrent.{CountDownLatch, ExecutorService, Executors}
 import java.util.concurrent.atomic.AtomicInteger
 
 import scala.collection.mutable.ArrayBuffer
@@ -9,6 +9,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.internal.Logging
 
 import io.ttlstore.store.rocksdb.{CheckedIterator, RocksDbHandle}
+import io.ttlstore.threads.DaemonThreads
 
 /**
  * Which keys the local DB's timestamped family certainly does not hold, answered on the JVM heap: a
@@ -122,13 +123,7 @@ object KeyIndex {
   /** Writes kept aside while a scan runs; a scan this far behind is dropped (and tried again at a commit). */
   val MaxPending = 1 << 20
 
-  private lazy val scanner: ExecutorService = Executors.newSingleThreadExecutor(new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, "ttlstore-key-index")
-      t.setDaemon(true)
-      t
-    }
-  })
+  private lazy val scanner: ExecutorService = Executors.newSingleThreadExecutor(DaemonThreads.factory("key-index"))
 
   /** A scan of the keys an iterator sees into a new Bloom, sized for `rows`. */
   private final class Build(it: CheckedIterator, rows: Long) {

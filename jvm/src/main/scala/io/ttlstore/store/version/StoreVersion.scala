@@ -203,9 +203,9 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   private def refuse(what: String): Nothing =
     throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
 
-  /** A read of the operator's, timed while the node reads ahead. */
+  /** A read of the operator's, timed while the node reads ahead (no clock read per row otherwise). */
   private def timed[T](read: => T): T = readAhead match {
-    case Some((_, target)) if target.attached =>
+    case Some((_, target)) if target.readingAhead =>
       val start = System.nanoTime()
       try read
       finally target.figures.operatorReadNanos += System.nanoTime() - start

@@ -1,6 +1,6 @@
 package io.ttlstore.store.version
 
-import java.util.concurrent.{ConcurrentLinkedQueue, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.atomic.{AtomicInteger, LongAdder}
 
 import scala.util.control.NonFatal
@@ -14,6 +14,7 @@ import io.ttlstore.readahead.ReadAheadTarget
 import io.ttlstore.store.codec.KeyCodec
 import io.ttlstore.store.local.ReadAheadUse
 import io.ttlstore.store.rocksdb.RocksDbHandle
+import io.ttlstore.threads.DaemonThreads
 
 /**
  * Reading ahead for one open store version ([[ReadAheadTarget]]): the keys the read-ahead node asks are encoded
@@ -31,7 +32,9 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
     val checkpointReadsAtFirstOpen: CheckpointRangedReads.Served = CheckpointRangedReads.Served.Zero)
   extends ReadAheadTarget
   with Logging {
-  private val pool = VersionReadAhead.pool(inFlight)
+
+  /** The executor's readers, grown to this version's bound at its first read ahead. */
+  private lazy val pool = { VersionReadAhead.readers.atLeast(inFlight); VersionReadAhead.readers }
   private val keys = new ConcurrentLinkedQueue[Array[Byte]]()
   private val readers = new AtomicInteger()
   @volatile private var stopped = false
@@ -44,15 +47,15 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
   /** True if it reads `handle` (a store's versions in one task read one DB unless a load replaced it between). */
   def reads(handle: RocksDbHandle): Boolean = handle eq db
 
-  /** True once the node reached this version: the operator's reads are then timed. */
-  @volatile var attached = false
+  /** True while the node reads the current chunk ahead: only then are the operator's reads timed. */
+  @volatile var readingAhead = false
 
   override def wanted(): Boolean = {
-    attached = true
     val now = (figures.asked, figures.read.sum(), figures.readNanos.sum())
     use.measured(now._1 - told._1, now._2 - told._2, now._3 - told._3)
     told = now
-    !stopped && use.readAhead()
+    readingAhead = !stopped && use.readAhead()
+    readingAhead
   }
 
   override def ask(key: UnsafeRow): Unit = {
@@ -126,30 +129,9 @@ object VersionReadAhead {
       ReadAheadFigures(asked, cached.sum(), read.sum(), failed.sum(), operatorReadNanos / 1000000L)
   }
 
-  private var shared: ThreadPoolExecutor = _
-
   /**
-   * The executor's readers, `threads` of them (readAhead.threads, the latest asked): daemons that wait on I/O, idle
-   * ones ending after a minute.
+   * The executor's readers, as many as the largest readAhead.threads asked (each version keeps at most its own in
+   * flight): daemons that wait on I/O, idle ones ending after a minute. Made at the first read ahead.
    */
-  private def pool(threads: Int): ThreadPoolExecutor = synchronized {
-    if (shared == null) {
-      val count = new AtomicInteger()
-      val factory: ThreadFactory = r => {
-        val t = new Thread(r, s"ttlstore-read-ahead-${count.incrementAndGet()}")
-        t.setDaemon(true)
-        t
-      }
-      shared = new ThreadPoolExecutor(threads, threads, 60L, TimeUnit.SECONDS, new LinkedBlockingQueue[Runnable](),
-        factory)
-      shared.allowCoreThreadTimeOut(true)
-    } else if (threads > shared.getMaximumPoolSize) {
-      shared.setMaximumPoolSize(threads)
-      shared.setCorePoolSize(threads)
-    } else if (threads < shared.getMaximumPoolSize) {
-      shared.setCorePoolSize(threads)
-      shared.setMaximumPoolSize(threads)
-    }
-    shared
-  }
+  private lazy val readers = new DaemonThreads.GrowingPool("read-ahead", idleSeconds = 60)
 }
