@@ -311,7 +311,7 @@ test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
 	tests/test_checkpoint_v2.py tests/test_repartition.py tests/test_recovery.py tests/test_local_cluster.py \
-	tests/test_remote_mode.py tests/test_provider_per_query.py
+	tests/test_remote_mode.py tests/test_provider_per_query.py tests/test_store_figures.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
 # core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
 # forgets, jars of the other Scala refused, the native filter on it).

@@ -90,7 +90,8 @@ object Capabilities {
     "rowChecksums" -> "Spark has row checksums (spark.sql.streaming.stateStore.rowChecksum.enabled).",
     "splitMaintenance" -> "Spark's maintenance calls doSnapshotMaintenance and doCleanupMaintenance apart.",
     "realTimeMode" -> "Spark has Real-Time Mode (trigger(realTime=...)).",
-    "encodingFormat" -> "Spark has spark.sql.streaming.stateStore.encodingFormat (unsafeRow or avro).")
+    "encodingFormat" -> "Spark has spark.sql.streaming.stateStore.encodingFormat (unsafeRow or avro).",
+    "instanceMetrics" -> "Spark reports a provider's per-store instance metrics (StateStoreInstanceMetric).")
 
   /** The keys and values of a line's file, each key of [[described]] exactly once. */
   def read(file: File): Seq[(String, String)] = {

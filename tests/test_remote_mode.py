@@ -110,6 +110,7 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     assert after.last_progress is not None
     metrics = after.last_progress["stateOperators"][0]["customMetrics"]
     assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
+    assert metrics["ttlstoreFilesNotLocal"] > 0, f"the files the budget cannot hold stay in the checkpoint: {metrics}"
     assert metrics["ttlstoreCheckpointReads"] > 0 and metrics["ttlstoreCheckpointBytesRead"] > 0, (
         "lookups of keys the budget cannot hold read them from the checkpoint")
     assert metrics["ttlstoreReadAheadBrought"] > 0, (

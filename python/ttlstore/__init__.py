@@ -13,7 +13,8 @@ and state that forgets what was not written for an hour::
     spark = ttlstore.configure(SparkSession.builder, ttl=timedelta(hours=1)).getOrCreate()
 
 The whole surface: :func:`configure` and :func:`apply_ttl` with :class:`StateTtlConfig` and its
-enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state; :func:`migrate` to move a
+enums; :func:`read_state` and :func:`inspect_checkpoint` to look at state, :class:`StoreWatch` to watch each
+store's figures as queries run; :func:`migrate` to move a
 query from Spark's providers; :func:`repartition` to change a stopped query's number of state
 partitions; :func:`jar_path`, :func:`maven_coordinates` and :data:`MAVEN_COORDINATES` (ttlstore has one jar
 per Spark line, :data:`SPARK_LINES`, and picks the installed pyspark's). :mod:`ttlstore.settings` names the Spark
@@ -35,6 +36,7 @@ from ttlstore._session import apply_ttl, configure
 from ttlstore._state import read_state
 from ttlstore._ttl import StateTtlConfig, StateVisibility, TimeCharacteristic, UpdateType
 from ttlstore._version import __version__
+from ttlstore._watch import StoreWatch
 from ttlstore.errors import TtlStoreError, condition_of
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "SPARK_LINES",
     "StateTtlConfig",
     "StateVisibility",
+    "StoreWatch",
     "TtlStoreError",
     "TimeCharacteristic",
     "UnsupportedSparkError",

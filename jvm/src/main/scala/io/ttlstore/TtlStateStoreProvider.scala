@@ -12,7 +12,7 @@ import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, VersionFile}
 import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.reader.ChangeFeed
-import io.ttlstore.spark.{CheckpointFormatV2, LineCapabilities, SparkClasses}
+import io.ttlstore.spark.{CheckpointFormatV2, InstanceMetrics, LineCapabilities, SparkClasses}
 import io.ttlstore.ttl.{Clock, EventTimeColumn, ManualClock, SystemClock}
 import io.ttlstore.store.codec.{KeyCodec, LegacyKeys}
 import io.ttlstore.store.local.{CheckpointFormat, LineageFiles, LocalCopy, SnapshotUploadReport, StoreMaintenance}
@@ -34,7 +34,8 @@ import io.ttlstore.store.version.{DbReads, LoadFigures, StateReaderView, StoreMe
  * @param testClock a JVM test's processing-time clock, judging instead of the batch's timestamp
  *   ([[VersionTime]]); Spark calls the constructor without one
  */
-class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends TtlProviderAdapter with Logging {
+class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends TtlProviderAdapter
+  with InstanceMetrics.Reporting with Logging {
   def this() = this(None)
 
   @volatile private var id: StateStoreId = _

@@ -21,9 +21,11 @@ final class SnapshotUploader(files: CheckpointFiles) {
   private var pending: Option[Pending] = None
   private var uploads = Upload.Zero
   @volatile private var newest: Option[VersionFile] = None
+  @volatile private var newestKnown: Option[Stamp] = None
 
   def reset(restored: Option[SnapshotManifest]): Unit = synchronized {
     lineage += 1
+    newestKnown = restored.map(Stamp.of)
     uploaded = restored.map(m => m.sstFiles.map(f => f.localName -> f).toMap).getOrElse(Map.empty)
     pending.foreach(p => FileUtils.deleteQuietly(p.dir))
     pending = None
@@ -41,6 +43,12 @@ final class SnapshotUploader(files: CheckpointFiles) {
   /** The snapshot this uploader uploaded last, if any: a lineage may start there from now on. */
   def newestUploaded: Option[VersionFile] = newest
 
+  /**
+   * The newest snapshot of the store this uploader knows the checkpoint holds: the one its DB was restored from, or
+   * a later one it uploaded since (None: neither).
+   */
+  def newestInCheckpoint: Option[Stamp] = newestKnown
+
   /** Uploads the newest pending snapshot, if any; safe to run beside the task using the DB. */
   def uploadPending(): Option[Upload] = {
     val job = synchronized {
@@ -56,6 +64,7 @@ final class SnapshotUploader(files: CheckpointFiles) {
         newest = Some(p.file)
         synchronized {
           if (lineage == p.lineage) uploaded = manifest.sstFiles.map(f => f.localName -> f).toMap
+          if (newestKnown.forall(_.version < manifest.version)) newestKnown = Some(Stamp.of(manifest))
         }
         val upload = Upload(p.file.version, 1L, bytes, (System.nanoTime() - start) / 1000000L)
         synchronized { uploads = uploads + upload }
@@ -89,5 +98,12 @@ object SnapshotUploader {
 
   object Upload {
     val Zero: Upload = Upload(0L, 0L, 0L, 0L)
+  }
+
+  /** A snapshot in the checkpoint: its version, and when its manifest was written (ms since the epoch). */
+  final case class Stamp(version: Long, createdAtMs: Long)
+
+  object Stamp {
+    def of(manifest: SnapshotManifest): Stamp = Stamp(manifest.version, manifest.createdAtMs)
   }
 }

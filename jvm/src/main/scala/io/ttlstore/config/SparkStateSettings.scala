@@ -179,11 +179,11 @@ object SparkStateSettings {
     SparkStateSetting(P + "forceSnapshotUploadOnLag", "true", Honoured,
       "A lagging store takes a snapshot at its next commit (Spark asks through getStore).",
       "ttlstore takes the snapshot Spark asks for at that commit.", lagTest),
-    SparkStateSetting(P + "numStateStoreInstanceMetricsToReport", "5", NotApplicable,
+    SparkStateSetting(P + "numStateStoreInstanceMetricsToReport", "5", AppliedBySpark,
       "How many per-store instance metrics (such as each partition's last uploaded snapshot version) " +
         "each operator's progress carries.",
-      "ttlstore reports no per-store instance metrics: its snapshot figures are operator sums " +
-        "(ttlstoreSnapshotsUploaded and kin), so the setting has nothing to limit.", "tests/test_spark_settings.py"),
+      "Spark 4.1 and later report that many of the worst partitions of each of ttlstore's per-store figures " +
+        "(docs/monitoring.md).", "tests/test_store_figures.py"),
     SparkStateSetting(P + "rocksdb.*", "-", NotApplicable,
       "Settings of Spark's RocksDB provider alone.",
       "Not read: ttlstore's own settings above tune its RocksDB; a store logs the rocksdb.* keys it " +

@@ -22,6 +22,8 @@ private[local] final class Hydration private (
     fs: LazyFileSystem,
     reads: CheckpointRangedReads,
     pending: SstDownloads.Pending,
+    /** The files not brought down yet. */
+    left: AtomicInteger,
     /** Each file's local path and its path in the checkpoint. */
     served: Seq[(String, String)],
     version: Long,
@@ -42,6 +44,8 @@ private[local] final class Hydration private (
   override def named(e: RocksDBException): Option[TtlStoreException] = ServedFileErrors.named(e, version, served)
 
   override def checkpointReads: CheckpointRangedReads.Served = reads.served
+
+  override def filesNotLocal: Int = left.get()
 
   /**
    * After the DB closed: skips the downloads not started, waits for those under way, frees the file system. A
@@ -82,7 +86,8 @@ private[local] object Hydration extends Logging {
     logInfo(s"$store opened version $version before its ${ssts.size} SST files " +
       s"(${ssts.map(_.sizeBytes).sum} bytes) were local; they come down while it reads them from the checkpoint")
     val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads)
-    new Hydration(fs, reads, pending, targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
+    new Hydration(fs, reads, pending, left,
+      targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
       version, (e: Throwable) => LocalDiskFull.named(store, dir, s"download the snapshot of version $version")(throw e))
   }
 }

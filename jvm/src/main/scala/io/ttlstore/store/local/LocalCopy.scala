@@ -84,6 +84,11 @@ final class LocalCopy(
 
   def db: RocksDbHandle = handle
   def directory: File = workDir
+
+  /** What the store holds on disk now, and the newest of its snapshots it knows the checkpoint holds. */
+  def footprint: StoreFootprint =
+    StoreFootprint(snapshots.newestInCheckpoint, StoreFootprint.bytesIn(dbDir.dir),
+      Option(handle).flatMap(_.lazyFiles).fold(0)(_.filesNotLocal))
   def version: Long = held.version
   def numRows: Long = state.rows
   def timestamps: TimestampHistogram = state.timestamps

@@ -60,6 +60,10 @@ private[local] final class RemoteFiles private (
 
   override def checkpointReads: CheckpointRangedReads.Served = reads.served
 
+  /** The files served from their checkpoint copy that RocksDB still holds and that are not local (yet). */
+  override def filesNotLocal: Int =
+    served.keySet().asScala.count(path => fs.lastRead(path) >= 0 && !new File(path).exists())
+
   /** The DB's local SST files, each with its checkpoint copy (if it has one of its size) and when it was last read. */
   override def localFiles: Seq[LocalSstCache.Local] = {
     val known = inCheckpoint()

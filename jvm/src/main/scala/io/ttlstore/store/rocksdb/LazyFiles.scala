@@ -24,4 +24,7 @@ trait LazyFiles extends AutoCloseable {
 
   /** The reads of SST files the checkpoint answered so far (RocksDB's reads of files not local), and their bytes. */
   def checkpointReads: CheckpointRangedReads.Served
+
+  /** The SST files the DB still reads from the checkpoint: not yet brought down, or left there (remote mode). */
+  def filesNotLocal: Int
 }

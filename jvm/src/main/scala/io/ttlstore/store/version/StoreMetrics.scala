@@ -3,6 +3,9 @@ package io.ttlstore.store.version
 import org.apache.spark.sql.execution.streaming
   .state.{StateStoreCustomMetric, StateStoreCustomSizeMetric, StateStoreCustomSumMetric, StateStoreCustomTimingMetric}
 
+import io.ttlstore.spark.StoreGauge
+import io.ttlstore.store.local.StoreFootprint
+
 /**
  * The custom metrics ttlstore reports in `StreamingQueryProgress.stateOperators[].customMetrics`.
  * Spark sums each over the partitions of an operator.
@@ -41,6 +44,10 @@ object StoreMetrics {
     "ttlstoreCheckpointBytesRead", "ttlstore: bytes of SST files not local read from the checkpoint")
   val SstBytes = StateStoreCustomSizeMetric(
     "ttlstoreSstBytes", "ttlstore: size of the live SST files")
+  val LocalBytes = StateStoreCustomSizeMetric(StoreGauge.LocalBytes.name,
+    "ttlstore: bytes of the stores' DBs on the executors' disks")
+  val FilesNotLocal = StateStoreCustomSumMetric(StoreGauge.FilesNotLocal.name,
+    "ttlstore: SST files the stores' DBs still read from the checkpoint (lazy load, remote mode)")
 
   val ExpiredRemovedOnAccess = StateStoreCustomSumMetric(
     "ttlstoreExpiredRemovedOnAccess", "ttlstore: expired rows removed when a read met them")
@@ -88,7 +95,8 @@ object StoreMetrics {
   val all: Seq[StateStoreCustomMetric] = Seq(CommitLatencyMs, ChangelogBytes, LoadLatencyMs,
     ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, LoadCheckpointReads, SnapshotsRepaired,
     SnapshotsUploaded,
-    SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes,
+    SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes, LocalBytes,
+    FilesNotLocal,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit, ReadAheadAsked, ReadAheadCached, ReadAheadBrought, ReadAheadFailed,
@@ -103,7 +111,8 @@ object StoreMetrics {
       expiredStored: Long,
       legacyRows: Long,
       upgrades: UpgradeFigures,
-      readAhead: ReadAheadFigures): Map[StateStoreCustomMetric, Long] = Map(
+      readAhead: ReadAheadFigures,
+      footprint: StoreFootprint): Map[StateStoreCustomMetric, Long] = Map(
     CommitLatencyMs -> commit.latencyMs,
     ChangelogBytes -> commit.changelogBytes,
     LoadLatencyMs -> load.latencyMs,
@@ -119,6 +128,8 @@ object StoreMetrics {
     CheckpointReads -> commit.checkpointReads.reads,
     CheckpointBytesRead -> commit.checkpointReads.bytes,
     SstBytes -> sstBytes,
+    LocalBytes -> footprint.localBytes,
+    FilesNotLocal -> footprint.filesNotLocal.toLong,
     ExpiredRemovedOnAccess -> expiry.onAccess,
     ExpiredRemovedBySweep -> expiry.bySweep,
     ExpiredRemovedBeforeSnapshot -> expiry.beforeSnapshot,

@@ -10,10 +10,11 @@ import io.ttlstore.checkpoint.CheckpointRangedReads
 import io.ttlstore.config.ConfigKey
 import io.ttlstore.errors.TtlStoreErrors
 import io.ttlstore.readahead.ReadAheadTargets
-import io.ttlstore.spark.StoreAdapter
+import io.ttlstore.spark.{InstanceMetrics, StoreAdapter}
 import io.ttlstore.store.version.StoreLifecycle._
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
 import io.ttlstore.store.local.LocalCopy
+import io.ttlstore.ttl.SystemClock
 
 /**
  * One version of one store, opened for a task: Spark's `StateStore` over [[VersionRows]]. It checks
@@ -158,12 +159,20 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
 
   override def hasCommitted: Boolean = lifecycle == Committed
 
+  /**
+   * The operator's sums (custom metrics) and, on lines that report them, this store's own figures
+   * ([[StoreGauges]]: Spark's instance metrics). The snapshot's age is wall time, whatever clock judges expiry.
+   */
   override def metrics: StateStoreMetrics = {
     val db = Option(local.db).filterNot(_.isClosed)
-    StateStoreMetrics(rows.rows + rows.legacyRows, db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
+    val expiredStored = expiredStoredAtCommit.getOrElse(rows.expiredStored)
+    val footprint = local.footprint
+    InstanceMetrics.storeMetrics(rows.rows + rows.legacyRows,
+      db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
-        expiredStoredAtCommit.getOrElse(rows.expiredStored), rows.legacyRows, rows.upgrades,
-        readAhead.fold(ReadAheadFigures.Zero)(_._2.figures.snapshot)))
+        expiredStored, rows.legacyRows, rows.upgrades, readAhead.fold(ReadAheadFigures.Zero)(_._2.figures.snapshot),
+        footprint),
+      settings.storeId, StoreGauges.values(footprint, expiredStored, SystemClock.millis()))
   }
 
   /**

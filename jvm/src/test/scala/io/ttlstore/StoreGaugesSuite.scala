@@ -1,0 +1,46 @@
+package io.ttlstore
+
+import java.nio.file.{Files, Paths}
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.ttlstore.checkpoint.SnapshotUploader.Stamp
+import io.ttlstore.spark.StoreGauge
+import io.ttlstore.store.local.StoreFootprint
+import io.ttlstore.store.version.StoreGauges
+
+/** What a store reports of itself per partition ([[StoreGauge]]): -1 where it has no snapshot yet. */
+class StoreGaugesSuite extends AnyFunSuite {
+  private def values(footprint: StoreFootprint, expiredStored: Long = 0L, nowMs: Long = 10000L) =
+    StoreGauges.values(footprint, expiredStored, nowMs).toMap
+
+  test("a store with no snapshot in the checkpoint reports -1 for its version and its age") {
+    val v = values(StoreFootprint.Empty)
+    assert(v(StoreGauge.SnapshotLastUploaded) == -1L && v(StoreGauge.SnapshotAgeMs) == -1L)
+  }
+
+  test("a store's snapshot is as old as the time since its manifest was written, never less than 0") {
+    assert(values(StoreFootprint(Some(Stamp(7L, 4000L)), 0L, 0))(StoreGauge.SnapshotAgeMs) == 6000L)
+    assert(values(StoreFootprint(Some(Stamp(7L, 12000L)), 0L, 0))(StoreGauge.SnapshotAgeMs) == 0L)
+    assert(values(StoreFootprint(Some(Stamp(7L, 4000L)), 0L, 0))(StoreGauge.SnapshotLastUploaded) == 7L)
+  }
+
+  test("every gauge is reported once, with the store's disk and its expired rows as they stand") {
+    val v = values(StoreFootprint(None, 123L, 4), expiredStored = 56L)
+    assert(v.keySet == StoreGauge.all.toSet)
+    assert(
+      v(StoreGauge.LocalBytes) == 123L && v(StoreGauge.FilesNotLocal) == 4L && v(StoreGauge.ExpiredRowsStored) == 56L)
+  }
+
+  test("only a lagging snapshot version is worst when lowest") {
+    assert(StoreGauge.all.filter(_.worstIsLowest) == Seq(StoreGauge.SnapshotLastUploaded))
+  }
+
+  test("docs/monitoring.md lists every figure with which end is worst and its meaning, in order") {
+    val docs = new String(Files.readAllBytes(Paths.get("docs/monitoring.md")), "UTF-8")
+    val rows = docs.linesIterator.filter(_.startsWith("| `ttlstore")).map(_.split('|').map(_.trim).toSeq).toSeq
+    assert(rows == StoreGauge.all.map { g =>
+      Seq("", s"`${g.name}`", if (g.worstIsLowest) "lowest" else "highest", g.description.stripPrefix("ttlstore: "))
+    })
+  }
+}
