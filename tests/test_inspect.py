@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -212,3 +213,32 @@ def test_inspect_counts_no_legacy_rows_once_a_batch_upgraded_them_all_whatever_p
     stores = ttlstore.inspect_checkpoint(spark, checkpoint)["operators"][0]["stores"]
     assert sum(s["legacyRows"] for s in stores) == 0
     assert sum(s["rows"] for s in stores) == 5
+
+
+def test_inspect_by_partition_shows_each_store_s_newest_snapshot_and_the_versions_a_restart_replays(
+    spark: SparkSession, tmp_path: Path
+):
+    conf = {"spark.sql.streaming.stateStore.minDeltasForSnapshot": "1"}
+    batches = [rows(*(f"k{r}-{i}" for i in range(200))) for r in range(3)]
+    run = run_rounds(spark, TTL_PROVIDER, tmp_path, EVENTS, lambda s: s.dropDuplicates(["key"]), batches, "append",
+                     extra_conf=conf)
+    assert run.checkpoint is not None
+    deadline = time.monotonic() + 30  # Spark's maintenance uploads snapshots every second here
+    while len({p.parent.parent.name for p in (run.checkpoint / "state").rglob("ttlstore/*.snapshot")}) < 2:
+        assert time.monotonic() < deadline, "each partition's store uploads a snapshot"
+        time.sleep(0.5)
+    unload_state_stores(spark)
+
+    table = run_cli("inspect", "--quick", "--partitions", str(run.checkpoint))
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("operator")))
+    assert lines[header].split() == ["operator", "store", "part", "latest", "snapshot", "behind", "written", "rows",
+                                     "expired", "disk"]
+    for line in lines[header + 1:]:
+        operator, store, part, latest, snapshot, behind, written, *_ = line.split()
+        files = (run.checkpoint / "state" / operator / part / "ttlstore").glob("*.snapshot")
+        newest = max(int(f.name.split(".")[0].split("_")[0]) for f in files)
+        assert (store, int(latest), int(snapshot), int(behind)) == ("default", 3, newest, 3 - newest), line
+        assert re.fullmatch(r"\dm\d\ds", written), f"written within this test: {line}"
+    assert len(lines) - header - 1 == 2, "a row per partition"

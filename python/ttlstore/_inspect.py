@@ -214,8 +214,40 @@ def _versions_text(versions: list[int]) -> str:
     return f"{versions[0]}" if len(versions) == 1 else f"{versions[0]}-{versions[-1]} ({len(versions)})"
 
 
-def format_report(report: dict[str, Any]) -> str:
-    """The report as a readable table (what ``ttlstore inspect`` prints without ``--json``)."""
+def _age(now_ms: int, written_ms: int | None) -> str:
+    if written_ms is None:
+        return "-"
+    seconds = max(0, now_ms - written_ms) // 1000
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def partition_rows(report: dict[str, Any], now_ms: int) -> list[list[str]]:
+    """Each store partition's row of ``ttlstore inspect --partitions``: the figures a running query reports per
+    store (docs/monitoring.md) that its checkpoint shows: the newest snapshot, how many versions the latest is
+    past it (what a restart replays), how long ago it was written; rows, expired rows stored, bytes."""
+    rows = []
+    for op in report["operators"]:
+        for s in op["stores"]:
+            for p in s["byPartition"]:
+                snapshot = max(p["snapshots"], default=None)
+                latest = p.get("latestVersion")
+                behind = "-" if latest is None else str(latest - (snapshot or 0))
+                rows.append([
+                    str(op["id"]), s["name"], str(p["partition"]), _count(latest), _count(snapshot), behind,
+                    _age(now_ms, p.get("newestSnapshotWrittenAtMs")) if snapshot is not None else "-",
+                    _count(p.get("rows")), _count(p.get("expiredRowsStored")), _bytes(p["bytesOnDisk"]),
+                ])
+    return rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip() for r in [header] + rows]
+
+
+def format_report(report: dict[str, Any], partitions_at_ms: int | None = None) -> str:
+    """The report as a readable table (what ``ttlstore inspect`` prints without ``--json``): a row per store, or
+    with ``partitions_at_ms`` (now, in ms since the epoch) a row per partition (``--partitions``)."""
     batches = (f"latest {report['latestBatch']}, last committed "
                f"{'-' if report['lastCommittedBatch'] is None else report['lastCommittedBatch']}")
     lines = [
@@ -224,6 +256,11 @@ def format_report(report: dict[str, Any]) -> str:
         f"batches     {batches}",
         "",
     ]
+    if partitions_at_ms is not None:
+        header = ["operator", "store", "part", "latest", "snapshot", "behind", "written", "rows", "expired", "disk"]
+        rows = partition_rows(report, partitions_at_ms)
+        lines += _table(header, rows) if rows else ["no stateful operators"]
+        return "\n".join(lines)
     header = ["operator", "store", "parts", "files", "format", "versions", "rows", "expired", "legacy", "disk",
               "TTL"]
     rows = []
@@ -239,9 +276,7 @@ def format_report(report: dict[str, Any]) -> str:
     if not rows:
         lines.append("no stateful operators")
         return "\n".join(lines)
-    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
-    for r in [header] + rows:
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip())
+    lines += _table(header, rows)
     if not all(s["scanned"] for op in report["operators"] for s in op["stores"]):
         lines += ["", "expired and legacy rows are counted by a scan (leave out --quick); '-': not known"]
     return "\n".join(lines)

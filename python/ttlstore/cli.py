@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -75,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument(
         "--progress", choices=("auto", "always", "never"), default="auto",
         help="progress bar on stderr while scanning (auto: when stderr is a terminal)",
+    )
+    inspect.add_argument(
+        "--partitions", action="store_true",
+        help="a row per store partition: its newest snapshot, the versions since (what a restart replays), when "
+        "it was written, rows, expired rows and bytes",
     )
     move = commands.add_parser(
         "migrate",
@@ -251,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     except InspectError as e:
         print(f"ttlstore inspect: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    now_ms = int(time.time() * 1000) if args.partitions else None
+    print(json.dumps(report, indent=2) if args.json else format_report(report, partitions_at_ms=now_ms))
     return 0
 
 

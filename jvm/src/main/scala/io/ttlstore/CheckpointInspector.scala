@@ -22,8 +22,8 @@ import io.ttlstore.store.rocksdb.LocalWorkDirs
  * What `ttlstore inspect` reports about a streaming checkpoint, read without a running query and
  * without writing anything: the provider pinned in the offset log, the stateful operators and their
  * stores and partitions ([[overview]]), and per store and partition ([[store]]) the retained
- * versions, rows, expired rows still stored, legacy rows, bytes on disk, the TTL settings recorded
- * with the latest version and ttlstore's format version. Stores written by Spark's own providers
+ * versions, rows, expired rows still stored, legacy rows, bytes on disk, when the newest snapshot was
+ * written, the TTL settings recorded with the latest version and ttlstore's format version. Stores written by Spark's own providers
  * are recognised by their files and reported with what the files say.
  *
  * A scan ([[store]] with `scan = true`) rebuilds the latest version in a temporary directory and
@@ -66,7 +66,9 @@ object CheckpointInspector {
       legacyRows: Option[Long],
       bytesOnDisk: Long,
       ttl: Option[TtlSettings],
-      scanned: Boolean)
+      scanned: Boolean,
+      /** When the newest snapshot's file was written (ms since the epoch, the file system's clock). */
+      newestSnapshotWrittenAtMs: Option[Long] = None)
 
   /** Directories inside a partition directory that belong to a store, not name one. */
   private val StoreFileDirs = Set(CheckpointFiles.DirName, "SSTs", "logs", "_metadata")
@@ -179,7 +181,8 @@ object CheckpointInspector {
     }
     val base = StoreReport(operatorId, storeName, partition, "ttlstore", format,
       (listing.changelogs ++ listing.snapshots).toSeq, listing.snapshots.toSeq, latest, rows, None, None,
-      bytes, settings, scanned = false)
+      bytes, settings, scanned = false,
+      listing.snapshotFiles.lastOption.flatMap(listing.snapshotStamps.get).map(_.modificationTime))
     latestOne.filter(_ => scan) match {
       case None => base
       case Some(f) =>
