@@ -19,6 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ttl_rounds import EVENTS, rows
 
 import ttlstore
+from ttlstore._watch import figures_of
 
 from conftest import CAPABILITIES, TTL_PROVIDER, run_rounds
 
@@ -62,9 +63,9 @@ def listened(watch: ttlstore.StoreWatch, alerts: list[str], seconds: float = 30)
     return True
 
 
-def per_partition(metrics: dict[str, int], gauge: str) -> dict[int, int]:
-    prefix = gauge + ".partition_"
-    return {int(name[len(prefix):].split("_")[0]): value for name, value in metrics.items() if name.startswith(prefix)}
+def per_partition(progress: dict, gauge: str) -> dict[int, int]:
+    """Each partition's ``gauge`` in a progress, read as ``ttlstore.StoreWatch`` reads it."""
+    return {f.partition: f.value for f in figures_of(progress) if f.name == gauge and f.partition is not None}
 
 
 def test_a_deduplication_reports_each_store_s_figures_as_spark_reports_its_own(spark: SparkSession, tmp_path: Path):
@@ -93,7 +94,7 @@ def test_a_deduplication_reports_each_store_s_figures_as_spark_reports_its_own(s
         assert not [name for name in metrics if ".partition_" in name], "Spark 3.5 and 4.0 have no instance metrics"
         assert len(set(alerts)) == 1 and "the sum of operator 0" in alerts[0], alerts
         return
-    figures = {gauge: per_partition(metrics, gauge) for gauge in GAUGES}
+    figures = {gauge: per_partition(run.last_progress, gauge) for gauge in GAUGES}
     assert all(set(f) == set(range(PARTITIONS)) for f in figures.values()), (
         f"each figure of every partition (the 5 worst are reported, of {PARTITIONS}): {figures}")
     assert sum(figures["ttlstoreLocalBytes"].values()) == metrics["ttlstoreLocalBytes"], (
@@ -115,8 +116,8 @@ def test_the_progress_names_only_the_worst_partitions_spark_is_asked_for(spark: 
     assert run.last_progress is not None
     metrics = run.last_progress["stateOperators"][0]["customMetrics"]
 
-    local = per_partition(metrics, "ttlstoreLocalBytes")
-    snapshot = per_partition(metrics, "ttlstoreSnapshotLastUploaded")
+    local = per_partition(run.last_progress, "ttlstoreLocalBytes")
+    snapshot = per_partition(run.last_progress, "ttlstoreSnapshotLastUploaded")
     assert len(local) == 1 and len(snapshot) == 1, metrics
     assert next(iter(local.values())) * PARTITIONS >= metrics["ttlstoreLocalBytes"], (
         "the partition named holds the most bytes")

@@ -7,8 +7,6 @@ import org.apache.spark.sql.execution.streaming.state.{StateStoreCustomMetric, S
  * [[StoreGauge]]s are for `ttlstore inspect`.
  */
 object InstanceMetrics {
-  val reported = false
-
   def storeMetrics(numKeys: Long, memoryBytes: Long, custom: Map[StateStoreCustomMetric, Long], id: StateStoreId,
       gauges: => Seq[(StoreGauge, Long)]): StateStoreMetrics = StateStoreMetrics(numKeys, memoryBytes, custom)
 

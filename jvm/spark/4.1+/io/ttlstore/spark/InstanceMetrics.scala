@@ -8,8 +8,6 @@ import org.apache.spark.sql.execution.streaming.state._
  * progress carries the worst `numStateStoreInstanceMetricsToReport` partitions of each.
  */
 object InstanceMetrics {
-  val reported = true
-
   def storeMetrics(numKeys: Long, memoryBytes: Long, custom: Map[StateStoreCustomMetric, Long], id: StateStoreId,
       gauges: => Seq[(StoreGauge, Long)]): StateStoreMetrics =
     StateStoreMetrics(numKeys, memoryBytes, custom,

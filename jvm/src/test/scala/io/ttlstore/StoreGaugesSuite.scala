@@ -15,7 +15,7 @@ class StoreGaugesSuite extends AnyFunSuite {
     StoreGauges.values(footprint, expiredStored, nowMs).toMap
 
   test("a store with no snapshot in the checkpoint reports -1 for its version and its age") {
-    val v = values(StoreFootprint.Empty)
+    val v = values(StoreFootprint(None, 0L, 0))
     assert(v(StoreGauge.SnapshotLastUploaded) == -1L && v(StoreGauge.SnapshotAgeMs) == -1L)
   }
 

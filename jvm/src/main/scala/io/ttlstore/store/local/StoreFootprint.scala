@@ -11,7 +11,6 @@ import io.ttlstore.checkpoint.SnapshotUploader
 final case class StoreFootprint(snapshot: Option[SnapshotUploader.Stamp], localBytes: Long, filesNotLocal: Int)
 
 object StoreFootprint {
-  val Empty: StoreFootprint = StoreFootprint(None, 0L, 0)
 
   /** The bytes of the files directly in `dir` (a RocksDB directory is flat); 0 where it is gone. */
   def bytesIn(dir: File): Long = Option(dir.listFiles()).fold(0L)(_.iterator.filter(_.isFile).map(_.length()).sum)
