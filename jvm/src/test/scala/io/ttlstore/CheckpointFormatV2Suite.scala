@@ -129,7 +129,7 @@ class CheckpointFormatV2Suite extends AnyFunSuite {
       withProvider(provider(dir)) { p =>
         val store = p.getStore(8, ids(7))
         assert(contents(store) == (0 until 8).map(v => (s"k$v", 0) -> v.toLong).toMap)
-        assert(store.metrics.customMetrics(io.ttlstore.store.version.StoreMetrics.SnapshotsRepaired) == 1L)
+        assert(store.metrics.customMetrics(StoreMetrics.SnapshotsRepaired) == 1L)
         store.abort()
       }
       val off = newProvider(TtlProvider, dir,

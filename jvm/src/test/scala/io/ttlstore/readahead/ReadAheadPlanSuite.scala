@@ -10,7 +10,7 @@ import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.ttlstore.{StoreFixtures, TtlStoreExtensions}
+import io.ttlstore.TtlStoreExtensions
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.config.TtlStoreConfig
 
