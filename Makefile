@@ -62,7 +62,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all hooks venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
-	test-python test-lines test-suites run-suites test-matrix demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs clean
+	test-python test-lines test-suites run-suites test-matrix demo pipeline-demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs clean
 
 all: install hooks
 
@@ -179,6 +179,25 @@ $(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
 		-DexcludeGroupIds=io.netty,org.slf4j,commons-logging,commons-codec,org.apache.httpcomponents
 	rm -rf $(S3A_JARS)
 	mv $(S3A_JARS).tmp $(S3A_JARS)
+	touch $@
+
+# The Kafka pipeline's parts (tests/test_kafka_pipeline.py, `make pipeline-demo`): a Kafka broker
+# (tests/pipeline/broker.xml), and Spark's Kafka connector for the development line's Spark session
+# (tests/pipeline/connector.xml) without what pyspark's jars hold. KAFKA_CONNECTOR is the connector's release:
+# the newest Spark 4 release of it the registry serves (4.2.0; none of 4.3 yet), which runs on Spark 4.3 as the
+# test shows.
+KAFKA := .build/kafka
+KAFKA_CONNECTOR := 4.2.0
+$(KAFKA)/.fetched: tests/pipeline/broker.xml tests/pipeline/connector.xml
+	rm -rf $(KAFKA).tmp
+	mvn -B -q -f tests/pipeline/broker.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+		-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(KAFKA).tmp/broker
+	mvn -B -q -f tests/pipeline/connector.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+		-Dspark.version=$(KAFKA_CONNECTOR) -Dscala.binary=2.13 -DincludeScope=runtime \
+		-DoutputDirectory=$(CURDIR)/$(KAFKA).tmp/connector -DexcludeArtifactIds=spark-tags_2.13 \
+		-DexcludeGroupIds=org.scala-lang,org.scala-lang.modules,org.apache.hadoop,org.slf4j,com.google.code.findbugs,at.yawk.lz4,org.xerial.snappy
+	rm -rf $(KAFKA)
+	mv $(KAFKA).tmp $(KAFKA)
 	touch $@
 
 # Debian's cross compiler and qemu-user (see CROSS_ARCH), for the goals that build every platform:
@@ -304,7 +323,7 @@ fmt: $(SBT_LAUNCHER)
 # `make chaos` runs). (tests/test_line_upgrade.py continues a checkpoint from line to line, with each
 # line's environment.)
 SUITE := $(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=25 -m "not long"
-test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched
 	$(SUITE)
 
 # The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
@@ -366,7 +385,7 @@ test-lines: install publish-local line-venvs
 # lowest. The machine is CPU-bound throughout, so running ScalaTest beside saves little and a second pytest process
 # for the suite cost more than it saved. Each log is shown once all are done; any failure fails the target.
 # (run-suites: the same without building what they need.)
-SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
+SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
@@ -379,6 +398,11 @@ run-suites:
 
 demo: dev-jar
 	$(PY) -m ttlstore.demo
+
+# The Kafka pipeline of docs/pipeline.md on this machine, a line per batch (tests/pipeline/demo.py): a Kafka broker,
+# events with redeliveries, a TTL'd deduplication on ttlstore into a Parquet table, and what the table holds.
+pipeline-demo: venv dev-jar $(KAFKA)/.fetched
+	PYTHONPATH=tests $(PY) -m pipeline.demo
 
 # The long fault runs: the suite's tests marked long (a driver killed with its checkpoints on HDFS, a
 # flaky object store, bounded soaks, 200 stores in bounded memory, a store outgrowing a tiny block
