@@ -91,7 +91,10 @@ object Capabilities {
     "splitMaintenance" -> "Spark's maintenance calls doSnapshotMaintenance and doCleanupMaintenance apart.",
     "realTimeMode" -> "Spark has Real-Time Mode (trigger(realTime=...)).",
     "encodingFormat" -> "Spark has spark.sql.streaming.stateStore.encodingFormat (unsafeRow or avro).",
-    "instanceMetrics" -> "Spark reports a provider's per-store instance metrics (StateStoreInstanceMetric).")
+    "instanceMetrics" ->
+      ("How Spark reports a provider's per-store instance metrics (StateStoreInstanceMetric): none; " +
+        "sqlMetricPerPartition (its driver makes one SQL metric per metric, partition and store, which every task " +
+        "carries and reports); accumulator (one accumulator gathers them)."))
 
   /** The keys and values of a line's file, each key of [[described]] exactly once. */
   def read(file: File): Seq[(String, String)] = {

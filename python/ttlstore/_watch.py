@@ -17,7 +17,7 @@ _PARTITION = ".partition_"
 @dataclass(frozen=True)
 class Figure:
     """One figure of one progress: a store's (``partition`` and ``store`` set: Spark 4.1 and later report each
-    operator's worst partitions) or the operator's sum over its stores (``partition`` None)."""
+    operator's worst partitions, docs/monitoring.md says of which figures) or the operator's sum over its stores (``partition`` None)."""
 
     query: str
     batch: int

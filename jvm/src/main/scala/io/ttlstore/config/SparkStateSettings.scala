@@ -182,8 +182,8 @@ object SparkStateSettings {
     SparkStateSetting(P + "numStateStoreInstanceMetricsToReport", "5", AppliedBySpark,
       "How many per-store instance metrics (such as each partition's last uploaded snapshot version) " +
         "each operator's progress carries.",
-      "Spark 4.1 and later report that many of the worst partitions of each of ttlstore's per-store figures " +
-        "(docs/monitoring.md).", "tests/test_store_figures.py"),
+      "Spark 4.3 reports that many of the worst partitions of each of ttlstore's per-store figures, 4.1 and 4.2 " +
+        "of its snapshot version (docs/monitoring.md).", "tests/test_store_figures.py"),
     SparkStateSetting(P + "rocksdb.*", "-", NotApplicable,
       "Settings of Spark's RocksDB provider alone.",
       "Not read: ttlstore's own settings above tune its RocksDB; a store logs the rocksdb.* keys it " +

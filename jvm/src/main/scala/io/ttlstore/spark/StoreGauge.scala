@@ -3,8 +3,8 @@ package io.ttlstore.spark
 /**
  * A figure of one store, as it stands at a version's metrics, that a user watches per partition: Spark 4.1 and
  * later report each operator's worst partitions of it in the progress (its instance metrics,
- * `numStateStoreInstanceMetricsToReport` of them, as `<name>.partition_<id>_<store>`; [[InstanceMetrics]] on each
- * line), and `ttlstore inspect` shows it. -1 stands for "none yet".
+ * `numStateStoreInstanceMetricsToReport` of them, as `<name>.partition_<id>_<store>`; [[InstanceMetrics]] says
+ * which on each line), and `ttlstore inspect` shows it. -1 stands for "none yet".
  *
  * @param worstIsLowest whether the lowest values are the worst (a snapshot version lagging), not the highest
  * @param kind how Spark's UI shows it
