@@ -188,13 +188,14 @@ $(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
 # test shows.
 KAFKA := .build/kafka
 KAFKA_CONNECTOR := 4.2.0
+KAFKA_SCALA := $(basename $(call line_field,$(DEV_LINE),4))
 $(KAFKA)/.fetched: tests/pipeline/broker.xml tests/pipeline/connector.xml
 	rm -rf $(KAFKA).tmp
 	mvn -B -q -f tests/pipeline/broker.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
 		-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(KAFKA).tmp/broker
 	mvn -B -q -f tests/pipeline/connector.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
-		-Dspark.version=$(KAFKA_CONNECTOR) -Dscala.binary=2.13 -DincludeScope=runtime \
-		-DoutputDirectory=$(CURDIR)/$(KAFKA).tmp/connector -DexcludeArtifactIds=spark-tags_2.13 \
+		-Dspark.version=$(KAFKA_CONNECTOR) -Dscala.binary=$(KAFKA_SCALA) -DincludeScope=runtime \
+		-DoutputDirectory=$(CURDIR)/$(KAFKA).tmp/connector -DexcludeArtifactIds=spark-tags_$(KAFKA_SCALA) \
 		-DexcludeGroupIds=org.scala-lang,org.scala-lang.modules,org.apache.hadoop,org.slf4j,com.google.code.findbugs,at.yawk.lz4,org.xerial.snappy
 	rm -rf $(KAFKA)
 	mv $(KAFKA).tmp $(KAFKA)

@@ -10,7 +10,6 @@ that a deduplication without TTL never forgets.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
@@ -18,17 +17,15 @@ import time
 from pathlib import Path
 
 import pytest
-from pipeline.broker import KafkaBroker
-from pipeline.events import LATE, LATE_AFTER, TTL, counts, expected, record, round_events
+from pipeline.broker import CONNECTOR, KafkaBroker
+from pipeline.dedup import table_events
+from pipeline.events import LATE, LATE_AFTER, ROUNDS, TOPIC, TTL_OPTION, expected, record, round_events
 from processes import kill_group
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
-from conftest import ROOT, RUNNING_LINE, SPARK_LINES
+from conftest import ROOT, RUNNING_LINE, SPARK_LINES, run_script
 
-CONNECTOR = ROOT / ".build" / "kafka" / "connector"
 DRIVER = ROOT / "tests" / "pipeline" / "dedup.py"
-TOPIC, ROUNDS = "events", 12
 #: The rounds in the topic when the query starts, and the batches it commits before the kill.
 BEFORE_START, KILL_AFTER = 6, 3
 
@@ -51,25 +48,17 @@ def produce(broker: KafkaBroker, rounds: range) -> int:
 def driver(bootstrap: str, work: Path, provider: str, *extra: str) -> list[str]:
     return [sys.executable, str(DRIVER), "--bootstrap", bootstrap, "--topic", TOPIC, "--table", str(work / "table"),
             "--checkpoint", str(work / "checkpoint"), "--provider", provider, "--connector", str(CONNECTOR),
-            "--ttl", f"{int(TTL.total_seconds())}s", *extra]
+            "--ttl", TTL_OPTION, *extra]
 
 
 def run_until_idle(command: list[str]) -> list[int]:
     """Runs the driver until it read what the topic holds; returns the batches it ran."""
-    ran = subprocess.run([*command, "--until-idle"], cwd=ROOT, capture_output=True, text=True, timeout=900)
-    results = [line for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
-    assert ran.returncode == 0 and results, ran.stdout[-2000:] + ran.stderr[-4000:]
-    return list(json.loads(results[0].removeprefix("RESULT "))["batches"])
+    return list(run_script(command[0], Path(command[1]), *command[2:], "--until-idle", cwd=ROOT)["batches"])
 
 
 def committed(checkpoint: Path) -> int:
     commits = checkpoint / "commits"
     return len([f for f in commits.iterdir() if f.name.isdigit()]) if commits.is_dir() else 0
-
-
-def table_events(spark: SparkSession, table: Path):  # type: ignore[no-untyped-def]
-    rows = spark.read.parquet(str(table)).select("id", F.unix_millis("event_time")).collect()
-    return counts((r[0], r[1]) for r in rows)
 
 
 def test_a_kafka_pipeline_killed_mid_stream_writes_each_event_once_and_redeliveries_as_its_ttl_says(

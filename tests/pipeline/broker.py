@@ -19,7 +19,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from processes import kill_group
 
 ROOT = Path(__file__).resolve().parents[2]
+#: What `make` fetches: the broker's jars, and Spark's Kafka connector for the development line's session.
 JARS = ROOT / ".build" / "kafka" / "broker"
+CONNECTOR = ROOT / ".build" / "kafka" / "connector"
 
 
 def _free_port() -> int:

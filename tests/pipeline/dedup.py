@@ -4,7 +4,7 @@ batch's files in its log exactly once. On ttlstore the deduplication forgets an 
 so a redelivery within the TTL is dropped and one after it is kept; on Spark's HDFS provider it never forgets.
 
 ``python dedup.py --bootstrap HOST:PORT --topic T --table DIR --checkpoint DIR --provider ttlstore|hdfs
---connector DIR [--ttl "2 hours"] [--until-idle]``: with ``--until-idle`` the query reads what the topic holds and
+--connector DIR --ttl 7200s [--until-idle]``: with ``--until-idle`` the query reads what the topic holds and
 stops (Trigger.AvailableNow), else it runs until it is stopped or killed. It prints a line per batch, and a
 ``RESULT`` line with the batches it ran once it stops.
 """
@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -64,6 +66,13 @@ def start(spark: SparkSession, bootstrap: str, topic: str, table: str, checkpoin
     return (writer.trigger(availableNow=True) if until_idle else writer).start()
 
 
+def table_events(spark: SparkSession, table: Path) -> Counter[tuple[str, datetime]]:
+    """The events the table holds, each (id, event time) with how many rows hold it (its committed files alone:
+    Spark reads the sink's log)."""
+    rows = spark.read.parquet(str(table)).select("id", F.unix_millis("event_time")).collect()
+    return Counter((r[0], datetime.fromtimestamp(r[1] / 1000, timezone.utc)) for r in rows)
+
+
 def follow(query: StreamingQuery, going: Callable[[], bool], shown: int = -1) -> int:
     """Prints a line for each batch after ``shown`` that the query runs while ``going()``; returns the last shown."""
     while True:
@@ -84,7 +93,7 @@ def main() -> None:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--provider", choices=["ttlstore", "hdfs"], required=True)
     parser.add_argument("--connector", required=True, type=Path, help="the directory of Spark's Kafka connector jars")
-    parser.add_argument("--ttl", default="2 hours")
+    parser.add_argument("--ttl", required=True, help="how long of event time an event is remembered")
     parser.add_argument("--max-offsets", type=int, default=500, help="maxOffsetsPerTrigger")
     parser.add_argument("--until-idle", action="store_true")
     args = parser.parse_args()

@@ -12,12 +12,8 @@ import time
 from pathlib import Path
 
 from pipeline import dedup
-from pipeline.broker import KafkaBroker
-from pipeline.events import EARLY, LATE, LATE_AFTER, NEW, TTL, counts, expected, record, round_events
-from pyspark.sql import functions as F
-
-ROOT = Path(__file__).resolve().parents[2]
-TOPIC, ROUNDS = "events", 12
+from pipeline.broker import CONNECTOR, KafkaBroker
+from pipeline.events import EARLY, LATE, LATE_AFTER, NEW, ROUNDS, TOPIC, TTL, TTL_OPTION, expected, record, round_events
 
 
 def main() -> None:
@@ -25,7 +21,7 @@ def main() -> None:
     print(f"starting a Kafka broker (its data and the table under {work})", flush=True)
     with KafkaBroker(work / "kafka") as broker:
         broker.create_topic(TOPIC, partitions=2)
-        spark = dedup.session("ttlstore", ROOT / ".build" / "kafka" / "connector", f"{int(TTL.total_seconds())}s")
+        spark = dedup.session("ttlstore", CONNECTOR, TTL_OPTION)
         table = work / "table"
         query = dedup.start(spark, broker.bootstrap, TOPIC, str(table), str(work / "checkpoint"))
 
@@ -42,8 +38,7 @@ def main() -> None:
         dedup.follow(query, lambda: False, shown)
         query.stop()
 
-        rows = spark.read.parquet(str(table)).select("id", F.unix_millis("event_time")).collect()
-        got, want = counts((r[0], r[1]) for r in rows), expected(ROUNDS)
+        got, want = dedup.table_events(spark, table), expected(ROUNDS)
         redelivered = sum(len(round_events(r)) - NEW for r in range(ROUNDS))
         print(f"\n{NEW * ROUNDS} events and {redelivered} redeliveries sent: {EARLY} a round within the TTL of "
               f"{TTL.total_seconds() / 3600:g} hours, and from round {LATE_AFTER} on {LATE} a round after it.")

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 TTL = timedelta(hours=2)
+#: The TTL as the driver's ``--ttl`` takes it.
+TTL_OPTION = f"{int(TTL.total_seconds())}s"
 NEW, EARLY, LATE, LATE_AFTER = 400, 40, 40, 6
+#: The topic, and the rounds a run sends.
+TOPIC, ROUNDS = "events", 12
 
 Event = tuple[str, datetime]
 
@@ -52,8 +55,3 @@ def expected(rounds: int) -> Counter[Event]:
         kept.update(_new(r))
         kept.update(late(r))
     return kept
-
-
-def counts(rows: Iterable[tuple[str, int]]) -> Counter[Event]:
-    """The events of a table's rows, each an id and its event time in epoch milliseconds."""
-    return Counter((key, datetime.fromtimestamp(ms / 1000, timezone.utc)) for key, ms in rows)
