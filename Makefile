@@ -33,10 +33,10 @@ JARS := $(foreach l,$(SPARK_LINES),$(call line_jar,$(l)))
 # (`make publish-local`).
 MAVEN_REPO := jvm/target/maven-repo
 # The tests' (make test and its parts) leave the Scaladoc jars out, which take most of a publish and which no
-# test reads; make publish-local and make dist write them (each kind of repository has its stamp, and a
-# publish starts from an empty repository).
+# test reads; make publish-local, make dist and make release write them (each kind of repository has its
+# stamp, and a publish starts from an empty repository).
 TEST_GOALS := test test-python test-lines test-suites run-suites test-matrix
-SCALADOC := $(if $(filter publish-local dist,$(MAKECMDGOALS)),true,$(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),false,true))
+SCALADOC := $(if $(filter publish-local dist release,$(MAKECMDGOALS)),true,$(if $(filter $(TEST_GOALS),$(MAKECMDGOALS)),false,true))
 PUBLISHED := $(MAVEN_REPO)/.published$(if $(filter false,$(SCALADOC)),-without-scaladoc)
 SBT_VERSION := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := .build/sbt-launch-$(SBT_VERSION).jar
@@ -62,7 +62,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all hooks venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
-	test-python test-lines test-suites run-suites test-matrix demo pipeline-demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs clean
+	test-python test-lines test-suites run-suites test-matrix demo pipeline-demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs release site clean
 
 all: install hooks
 
@@ -270,7 +270,7 @@ test:
 
 # Python: ruff (lint) and mypy (types) with the settings in python/pyproject.toml.
 lint: venv
-	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench jvm/src/main/cpp jvm/src/test/cpp
+	$(VENV)/bin/ruff check --config python/pyproject.toml python tests bench conf jvm/src/main/cpp jvm/src/test/cpp
 	cd python && ../$(VENV)/bin/mypy --cache-dir ../.build/mypy
 
 # The native filter's decision, with the golden vectors shared with the Scala tests and a bounded
@@ -511,6 +511,28 @@ dist: jar publish-local
 	rm -rf dist
 	$(PY) -m pip wheel --no-deps --no-build-isolation --quiet -w dist ./python
 	cp -r $(MAVEN_REPO) dist/maven
+
+# What a maintainer uploads, into dist/release/ (docs/releasing.md), from a fresh publish of every line's
+# artifact with its Scaladoc; nothing leaves the machine:
+# - python/: the sdist and the wheel built from it (py3-none-any: the jars inside carry every
+#   platform's native library), both passing `twine check --strict`;
+# - maven/: a bundle per line (jar, pom, sources and Scaladoc jars, with md5, sha1, sha256 and sha512,
+#   and signatures when GPG_KEY names a key), each pom checked for what Maven Central requires
+#   (python/_build/release.py);
+# - site/: the docs site (`make site`).
+release: jar
+	rm -rf dist/release $(MAVEN_REPO)
+	TTLSTORE_SCALADOC=true $(SBT) publish
+	$(PY) -m build --no-isolation --sdist --wheel --outdir dist/release/python python
+	$(PY) -m twine check --strict dist/release/python/*
+	$(PY) python/_build/release.py $(MAVEN_REPO) dist/release/maven $(if $(GPG_KEY),--gpg-key $(GPG_KEY))
+	$(MAKE) --no-print-directory site SITE=dist/release/site
+
+# The docs site: docs/ with README.md as its home page, by MkDocs (conf/mkdocs.yml), strict: a link to a
+# page or an anchor that is not there fails it.
+SITE ?= .build/site
+site: venv
+	$(VENV)/bin/mkdocs build --strict --quiet -f conf/mkdocs.yml -d $(CURDIR)/$(SITE)
 
 clean:
 	rm -rf jvm/target target project/target python/ttlstore/jars/*.jar .build demo-output bench-output dist

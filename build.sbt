@@ -8,6 +8,13 @@
 
 val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
+/** An address of python/pyproject.toml's [project.urls], the one source of the project's addresses. */
+def projectUrl(key: String): String =
+  s"""(?m)^$key\\s*=\\s*"([^"]+)"""".r
+    .findFirstMatchIn(IO.read(file("python/pyproject.toml")))
+    .map(_.group(1))
+    .getOrElse(sys.error(s"python/pyproject.toml's [project.urls] has no $key"))
+
 lazy val sparkJarsDir = settingKey[File]("the folder of the Spark jars this line compiles against")
 lazy val sparkLine = settingKey[SparkLine]("the Spark line this project builds for")
 lazy val testkitJar = taskKey[File]("the test module's jar: what ttlstore's own tests hand the stores of a query")
@@ -143,7 +150,14 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     description := "A Spark Structured Streaming state store that forgets on purpose: state TTL for every " +
       "classic operator.",
     licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt")),
-    pomExtra := <developers><developer><name>ttlstore contributors</name></developer></developers>,
+    // What Maven Central requires of a pom beside the above (python/_build/release.py checks it).
+    homepage := Some(url(projectUrl("Homepage"))),
+    scmInfo := Some({
+      val git = s"scm:git:${projectUrl("Source")}.git"
+      ScmInfo(url(projectUrl("Source")), git, git)
+    }),
+    pomExtra := <developers><developer><id>ttlstore</id><name>ttlstore contributors</name>
+      <url>{projectUrl("Homepage")}</url></developer></developers>,
     pomIncludeRepository := (_ => false),
     publishMavenStyle := true,
     versionScheme := Some("early-semver"),
@@ -153,6 +167,8 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
     publishConfiguration := publishConfiguration.value.withOverwrite(true),
     // The Scaladoc jar, unless the Makefile publishes for its tests alone (TTLSTORE_SCALADOC=false).
     Compile / packageDoc / publishArtifact := !sys.env.get("TTLSTORE_SCALADOC").contains("false"),
+    // Nothing of the tests (sbt would add their Scaladoc jar once the Scaladoc is on).
+    Test / packageDoc / publishArtifact := false,
     pomPostProcess := { pom =>
       val bundled = (sparkJarsDir.value * "*.jar").get.map(_.getName)
       def versionOf(prefix: String): String =

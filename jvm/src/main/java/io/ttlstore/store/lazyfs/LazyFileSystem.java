@@ -153,7 +153,28 @@ public final class LazyFileSystem implements AutoCloseable {
 
   /**
    * Remote files still registered, remote files opened, ranged reads served, the bytes they read, and reads of files
-   * opened remotely that were served locally after their switch.
+   * opened remotely that were served locally after their switch. (A class, not a record: Scala 2.12's Scaladoc,
+   * which the Maven artifact of Spark 3.5 with Scala 2.12 carries, cannot parse records.)
    */
-  public record Counts(long remoteFiles, long remoteOpens, long rangedReads, long rangedBytes, long switchedReads) {}
+  public static final class Counts {
+    private final long remoteFiles, remoteOpens, rangedReads, rangedBytes, switchedReads;
+
+    Counts(long remoteFiles, long remoteOpens, long rangedReads, long rangedBytes, long switchedReads) {
+      this.remoteFiles = remoteFiles;
+      this.remoteOpens = remoteOpens;
+      this.rangedReads = rangedReads;
+      this.rangedBytes = rangedBytes;
+      this.switchedReads = switchedReads;
+    }
+
+    public long remoteFiles() { return remoteFiles; }
+
+    public long remoteOpens() { return remoteOpens; }
+
+    public long rangedReads() { return rangedReads; }
+
+    public long rangedBytes() { return rangedBytes; }
+
+    public long switchedReads() { return switchedReads; }
+  }
 }
