@@ -382,16 +382,17 @@ test-lines: install publish-local line-venvs
 	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
 
 # make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
-# (test-jvm) beside it at a lower priority into .build/jvm-tests.log, and the other lines' cores beside both at the
-# lowest. The machine is CPU-bound throughout, so running ScalaTest beside saves little and a second pytest process
-# for the suite cost more than it saved. Each log is shown once all are done; any failure fails the target.
+# (test-jvm) beside it at the same priority into .build/jvm-tests.log, and the other lines' cores beside both at
+# the lowest. The machine is CPU-bound throughout, and a second pytest process for the suite cost more than it
+# saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and then ran
+# alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
 # (run-suites: the same without building what they need.)
 SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
 	@$(call RUN_LINES,nice -n 19); \
-	( { nice -n 10 $(SHIPPED_VTABLES) && nice -n 10 $(JVM_TESTS); } > .build/jvm-tests.log 2>&1; \
+	( { $(SHIPPED_VTABLES) && $(JVM_TESTS); } > .build/jvm-tests.log 2>&1; \
 	  echo $$? > .build/jvm-tests.rc ) & \
 	$(SUITE); dev=$$?; \
 	wait; echo "== ScalaTest and the shipped vtables"; cat .build/jvm-tests.log; $(SHOW_LINES); \
