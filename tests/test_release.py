@@ -93,6 +93,7 @@ def test_each_bundle_holds_an_artifact_signed_with_checksums_that_match_its_file
         # The Scaladoc jar `make release` publishes (make test's publish leaves it out).
         with zipfile.ZipFile(directory / f"{directory.parent.name}-{directory.name}-javadoc.jar", "w") as z:
             z.writestr("index.html", "<html></html>")
+    assert shutil.which("gpg"), "the signing test needs GnuPG's gpg (Debian's gnupg), which signs a release"
     home = tmp_path / "gnupg"
     home.mkdir(mode=0o700)
     env = {"GNUPGHOME": str(home), "PATH": "/usr/bin:/bin"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -87,6 +88,9 @@ def checksum_problems(directory: Path) -> list[str]:
 
 def sign(directory: Path, key: str) -> None:
     """Signs every published file with `key` and checks each signature."""
+    if shutil.which("gpg") is None:
+        raise SystemExit("release: GPG_KEY asks for signatures, and gpg is not on the PATH: install GnuPG "
+                         "(Debian's gnupg) or leave GPG_KEY out to check the bundles unsigned")
     for path in published_files(directory):
         signature = Path(f"{path}.asc")
         subprocess.run(["gpg", "--batch", "--yes", "--armor", "--local-user", key, "--output", str(signature),
@@ -111,6 +115,8 @@ def bundle(repo: Path, out: Path, key: str | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     bundles = []
     for directory in found:
+        for stale in [p for p in directory.iterdir() if p.name.endswith(_DERIVED)]:
+            stale.unlink()  # sbt's checksums, or an earlier run's signatures of files since published again
         write_checksums(directory)
         if key:
             sign(directory, key)
