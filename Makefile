@@ -248,7 +248,9 @@ publish-local: jar $(PUBLISHED)
 # The jars are what `jar` writes: a parallel make builds them before what reads them.
 $(JARS): | jar ;
 
-$(PUBLISHED): $(JARS)
+# Published again when a jar or what the poms are made from (build.sbt, the addresses in pyproject.toml)
+# changed.
+$(PUBLISHED): $(JARS) build.sbt python/pyproject.toml
 	rm -rf $(MAVEN_REPO)
 	TTLSTORE_SCALADOC=$(SCALADOC) $(SBT) publish
 	touch $@
@@ -513,17 +515,16 @@ dist: jar publish-local
 	$(PY) -m pip wheel --no-deps --no-build-isolation --quiet -w dist ./python
 	cp -r $(MAVEN_REPO) dist/maven
 
-# What a maintainer uploads, into dist/release/ (docs/releasing.md), from a fresh publish of every line's
-# artifact with its Scaladoc; nothing leaves the machine:
+# What a maintainer uploads, into dist/release/ (docs/releasing.md), from every line's artifact with its
+# Scaladoc (publish-local); nothing leaves the machine:
 # - python/: the sdist and the wheel built from it (py3-none-any: the jars inside carry every
 #   platform's native library), both passing `twine check --strict`;
 # - maven/: a bundle per line (jar, pom, sources and Scaladoc jars, with md5, sha1, sha256 and sha512,
 #   and signatures when GPG_KEY names a key), each pom checked for what Maven Central requires
 #   (python/_build/release.py);
 # - site/: the docs site (`make site`).
-release: jar
-	rm -rf dist/release $(MAVEN_REPO)
-	TTLSTORE_SCALADOC=true $(SBT) publish
+release: jar publish-local
+	rm -rf dist/release
 	$(PY) -m build --no-isolation --sdist --wheel --outdir dist/release/python python
 	$(PY) -m twine check --strict dist/release/python/*
 	$(PY) python/_build/release.py $(MAVEN_REPO) dist/release/maven $(if $(GPG_KEY),--gpg-key $(GPG_KEY))

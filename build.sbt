@@ -8,10 +8,11 @@
 
 val versionPattern = """__version__\s*=\s*"([^"]+)"""".r
 
-/** An address of python/pyproject.toml's [project.urls], the one source of the project's addresses. */
+/** python/pyproject.toml, whose [project.urls] is the one source of the project's addresses. */
+lazy val pyproject = IO.read(file("python/pyproject.toml"))
 def projectUrl(key: String): String =
   s"""(?m)^$key\\s*=\\s*"([^"]+)"""".r
-    .findFirstMatchIn(IO.read(file("python/pyproject.toml")))
+    .findFirstMatchIn(pyproject)
     .map(_.group(1))
     .getOrElse(sys.error(s"python/pyproject.toml's [project.urls] has no $key"))
 

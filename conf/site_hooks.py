@@ -3,7 +3,7 @@
 - The site's address and its repository's are python/pyproject.toml's `Documentation` and `Source`
   (the one source of the project's addresses).
 - The repository's README.md is the home page: its links into docs/ become links between pages, and
-  its links to other files of the repository links to them in the repository, so that the strict
+  its links to other files of the repository point into the repository, so that the strict
   build checks the README's links as it checks the pages'.
 """
 
