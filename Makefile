@@ -182,10 +182,10 @@ $(S3A_JARS)/.fetched: $(VENV)/.installed tests/s3a/pom.xml
 	touch $@
 
 # The Kafka pipeline's parts (tests/test_kafka_pipeline.py, `make pipeline-demo`): a Kafka broker
-# (tests/pipeline/broker.xml), and Spark's Kafka connector for the development line's Spark session
-# (tests/pipeline/connector.xml) without what pyspark's jars hold. KAFKA_CONNECTOR is the connector's release:
-# the newest Spark 4 release of it the registry serves (4.2.0; none of 4.3 yet), which runs on Spark 4.3 as the
-# test shows.
+# (tests/pipeline/broker.xml), and Spark's Kafka connector for the Spark sessions of the development line and of
+# Delta's (tests/pipeline/connector.xml) without what pyspark's jars hold. KAFKA_CONNECTOR is the connector's
+# release: the newest Spark 4 release of it the registry serves (4.2.0; none of 4.3 yet), which runs on Spark 4.3
+# as the test shows.
 KAFKA := .build/kafka
 KAFKA_CONNECTOR := 4.2.0
 KAFKA_SCALA := $(basename $(call line_field,$(DEV_LINE),4))
@@ -199,6 +199,17 @@ $(KAFKA)/.fetched: tests/pipeline/broker.xml tests/pipeline/connector.xml
 		-DexcludeGroupIds=org.scala-lang,org.scala-lang.modules,org.apache.hadoop,org.slf4j,com.google.code.findbugs,at.yawk.lz4,org.xerial.snappy
 	rm -rf $(KAFKA)
 	mv $(KAFKA).tmp $(KAFKA)
+	touch $@
+
+# Delta Lake's jars for the pipeline's Delta table (tests/pipeline/delta.xml, which names the one line its release
+# supports; the test runs on that line): Delta's own artifacts, without what pyspark's jars hold.
+DELTA := .build/delta
+$(DELTA)/.fetched: tests/pipeline/delta.xml
+	rm -rf $(DELTA).tmp
+	mvn -B -q -f tests/pipeline/delta.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+		-DincludeScope=runtime -DincludeGroupIds=io.delta -DoutputDirectory=$(CURDIR)/$(DELTA).tmp
+	rm -rf $(DELTA)
+	mv $(DELTA).tmp $(DELTA)
 	touch $@
 
 # Debian's cross compiler and qemu-user (see CROSS_ARCH), for the goals that build every platform:
@@ -333,7 +344,7 @@ test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS
 LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
 	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
 	tests/test_checkpoint_v2.py tests/test_repartition.py tests/test_recovery.py tests/test_local_cluster.py \
-	tests/test_remote_mode.py tests/test_provider_per_query.py tests/test_store_figures.py
+	tests/test_remote_mode.py tests/test_provider_per_query.py tests/test_store_figures.py tests/test_kafka_pipeline.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
 # core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
 # forgets, jars of the other Scala refused, the native filter on it).
@@ -380,7 +391,7 @@ status=0; for line in $(OTHER_LINES); do \
 done
 endef
 
-test-lines: install publish-local line-venvs
+test-lines: install publish-local line-venvs $(KAFKA)/.fetched $(DELTA)/.fetched
 	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
 
 # make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
@@ -389,7 +400,8 @@ test-lines: install publish-local line-venvs
 # saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and then ran
 # alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
 # (run-suites: the same without building what they need.)
-SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched
+SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched \
+	$(DELTA)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:

@@ -16,12 +16,8 @@ from types import TracebackType
 
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
+from pipeline.parts import BROKER
 from processes import kill_group
-
-ROOT = Path(__file__).resolve().parents[2]
-#: What `make` fetches: the broker's jars, and Spark's Kafka connector for the development line's session.
-JARS = ROOT / ".build" / "kafka" / "broker"
-CONNECTOR = ROOT / ".build" / "kafka" / "connector"
 
 
 def _free_port() -> int:
@@ -34,8 +30,8 @@ class KafkaBroker:
     """``with KafkaBroker(work) as broker:`` a broker at ``broker.bootstrap`` for as long as the block runs."""
 
     def __init__(self, work: Path, start_timeout_s: float = 120) -> None:
-        if not JARS.is_dir():
-            raise FileNotFoundError(f"the Kafka broker's jars are not in {JARS}: run `make .build/kafka/.fetched`")
+        if not BROKER.is_dir():
+            raise FileNotFoundError(f"the Kafka broker's jars are not in {BROKER}: run `make .build/kafka/.fetched`")
         self.work = work
         self.start_timeout_s = start_timeout_s
         self.port, self.controller_port = _free_port(), _free_port()
@@ -43,7 +39,7 @@ class KafkaBroker:
         self._process: subprocess.Popen[bytes] | None = None
 
     def _java(self, main: str, *args: str) -> list[str]:
-        return ["java", "-Xmx512m", "-cp", f"{JARS}/*", main, *args]
+        return ["java", "-Xmx512m", "-cp", f"{BROKER}/*", main, *args]
 
     def _write_config(self) -> Path:
         config = self.work / "server.properties"

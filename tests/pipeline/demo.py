@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from pipeline import dedup
-from pipeline.broker import CONNECTOR, KafkaBroker
+from pipeline.broker import KafkaBroker
 from pipeline.events import EARLY, LATE, LATE_AFTER, NEW, ROUNDS, TOPIC, TTL, TTL_OPTION, expected, record, round_events
+from pipeline.parts import CONNECTOR
 
 
 def main() -> None:
