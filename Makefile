@@ -54,7 +54,7 @@ CROSS_PACKAGES := gcc-$(subst _,-,$(CROSS_ARCH))-linux-gnu g++-$(subst _,-,$(CRO
 # The platforms the jar's native filter is built for (build.sbt reads TTLSTORE_NATIVE_PLATFORMS):
 # `make`, `make demo` and the other goals that only run the code build this machine's alone, which
 # needs no cross compiler; the tests, publish-local and dist build every platform the jar ships.
-HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs fmt
+HOST_ONLY_GOALS := all install jar dev-jar demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-memory soak-remote docs fmt
 NATIVE_PLATFORMS ?= $(or $(TTLSTORE_NATIVE_PLATFORMS),$(if $(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),all,host))
 export TTLSTORE_NATIVE_PLATFORMS := $(NATIVE_PLATFORMS)
 # Python workers must run the interpreter that has pyspark and ttlstore installed.
@@ -62,7 +62,7 @@ export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
 
 .PHONY: all hooks venv spark-jars line-venvs toolchain jar dev-jar install publish-local dist test lint fmt test-native test-native-fs test-shipped-vtables test-jvm \
-	test-python test-lines test-suites run-suites test-matrix demo pipeline-demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-remote docs release site clean
+	test-python test-lines test-suites run-suites test-matrix demo pipeline-demo bench bench-sweep bench-ladder bench-reads bench-recovery bench-remote bench-line chaos soak soak-memory soak-remote docs release site clean
 
 all: install hooks
 
@@ -450,6 +450,22 @@ soak: install
 			--out bench-output/soak-$$provider.json > bench-output/soak-$$provider.log 2>&1 || exit 1; \
 	done
 	PYTHONPATH=tests/chaos $(PY) tests/chaos/soak_report.py
+
+# The memory soak (issue 72; tests/chaos/soak.py --shape, tests/chaos/memory_report.py): each provider with its
+# default settings on the soak's two queries (local-cluster) and on a watermarked deduplication in one local[2] JVM
+# (140,000 rows in state), SOAK_MEMORY_BATCHES batches each, the JVMs sampled with Native Memory Tracking; the report
+# writes docs/memory.md's measured section and docs/memory.png. About 45 minutes here.
+SOAK_MEMORY_BATCHES ?= 600
+soak-memory: install
+	mkdir -p bench-output
+	for run in soak:ttlstore soak:rocksdb watermarked-dedup:ttlstore watermarked-dedup:rocksdb; do \
+		shape=$${run%%:*}; provider=$${run#*:}; rate=$$([ $$shape = soak ] && echo 10000 || echo 5600); \
+		rm -rf .build/soak-memory && mkdir -p .build/soak-memory && \
+		$(PY) tests/chaos/soak.py .build/soak-memory --shape $$shape --provider $$provider --rate $$rate \
+			--batches $(SOAK_MEMORY_BATCHES) --out bench-output/soak-memory-$$shape-$$provider.json \
+			> bench-output/soak-memory-$$shape-$$provider.log 2>&1 || exit 1; \
+	done
+	PYTHONPATH=tests/chaos $(PY) tests/chaos/memory_report.py
 
 # Remote mode's soak: the same two queries on ttlstore in remote mode with SOAK_REMOTE_MB MiB of local SST files per
 # executor (the live set's files are some 10 MiB over both executors, so most of them stay in the checkpoint), for

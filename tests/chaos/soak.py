@@ -18,8 +18,9 @@ default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a
 
 Every ``--sample`` seconds it samples each executor JVM (resident memory, threads and open file
 descriptors from /proc; how much of the resident memory is heap pages, from /proc/PID/smaps inside the
-heap's address range, and so how much lies outside the heap; heap after a full GC from ``jcmd`` every
-10th sample), the state's memory as
+heap's address range, and so how much lies outside the heap; what the JVM itself committed outside its heap,
+from Native Memory Tracking, and so the native memory the JVM does not know of (RSS outside the heap less it);
+heap after a full GC from ``jcmd`` every 10th sample), the state's memory as
 the providers report it (``memoryUsedBytes``), the local SST bytes under the local directory, the
 checkpoints' bytes and file count, and the latest batches' latency. The verdict per figure: over the
 second half of the run, the least-squares slope times the half's length (the drift a trend adds
@@ -56,6 +57,8 @@ BANDS: dict[str, tuple[float, float] | None] = {
     "rss_bytes": (0.10, 64 * MiB),
     "heap_rss_bytes": None,  # the heap's pages, touched as G1 first uses its regions: up to -Xmx, not a leak
     "off_heap_rss_bytes": (0.10, 64 * MiB),
+    "jvm_non_heap_bytes": None,  # the JVM's own outside the heap (Native Memory Tracking), as committed
+    "native_bytes": (0.10, 64 * MiB),
     "heap_after_gc_bytes": (0.25, 32 * MiB),
     "threads": (0.10, 8),
     "open_fds": (0.15, 16),
@@ -67,8 +70,12 @@ BANDS: dict[str, tuple[float, float] | None] = {
 }
 
 
-def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int) -> dict[str, tuple[str, DataFrame]]:
+def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int,
+            shape: str = "soak") -> dict[str, tuple[str, DataFrame]]:
     events = spark.readStream.format("rate").option("rowsPerSecond", rate).load()
+    if shape == "watermarked-dedup":  # the same query on both providers, its state bounded by the watermark
+        return {"dedup": ("append", events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
+                          .dropDuplicatesWithinWatermark(["value"]))}
     key = (F.col("value") / 2).cast("long").alias("k")
     if provider == "ttlstore":
         return {"dedup": ("append", events.dropDuplicates(["value"])),
@@ -128,6 +135,21 @@ def heap_rss(pid: int, heap: tuple[int, int]) -> int:
             elif inside and line.startswith("Rss:"):
                 resident += int(line.split()[1]) * 1024
     return resident
+
+
+def jvm_non_heap(pid: int) -> int | None:
+    """What the JVM itself has committed outside its heap (metaspace, code, threads, GC, direct buffers), from
+    Native Memory Tracking (jcmd VM.native_memory summary), or None where it is off. RSS less the heap's
+    resident pages and this is the memory the JVM does not know of: native libraries (RocksDB) and their
+    allocator."""
+    try:
+        info = subprocess.run(["jcmd", str(pid), "VM.native_memory", "summary"], capture_output=True, text=True,
+                              timeout=60, check=True).stdout
+    except (subprocess.SubprocessError, OSError):
+        return None
+    total = re.search(r"Total: reserved=\d+KB, committed=(\d+)KB", info)
+    heap = re.search(r"Java Heap \(reserved=\d+KB, committed=(\d+)KB\)", info)
+    return (int(total.group(1)) - int(heap.group(1))) * 1024 if total and heap else None
 
 
 def heap_after_gc(pid: int) -> int | None:
@@ -192,6 +214,10 @@ def main() -> None:
     parser.add_argument("--remote-mb", type=int, default=0,
                         help="ttlstore in remote mode: MiB of local SST files per executor (remote.localCacheMB)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting more")
+    parser.add_argument("--shape", choices=("soak", "watermarked-dedup"), default="soak",
+                        help="the soak's two queries on local-cluster executors, or a watermarked deduplication "
+                             "(dropDuplicatesWithinWatermark, the same query on both providers, ttlstore without a TTL) "
+                             "in one local[2] JVM")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
@@ -200,9 +226,13 @@ def main() -> None:
     local.mkdir(parents=True, exist_ok=True)
     if not (Path(os.environ.get("SPARK_HOME", "/nonexistent")) / "jars").is_dir():
         os.environ["SPARK_HOME"] = str(spark_home(args.work))  # local-cluster starts its executors from it
-    builder = (SparkSession.builder.master(f"local-cluster[{args.executors},1,1536]").appName(f"ttlstore-soak-{args.provider}")
+    one_jvm = args.shape == "watermarked-dedup"
+    master = "local[2]" if one_jvm else f"local-cluster[{args.executors},1,1536]"
+    builder = (SparkSession.builder.master(master).appName(f"ttlstore-soak-{args.provider}")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.local.dir", str(local))
+               .config(f"spark.{'driver' if one_jvm else 'executor'}.extraJavaOptions",
+                       "-XX:NativeMemoryTracking=summary")
                .config("spark.sql.shuffle.partitions", str(args.partitions)))
     for setting in args.conf:
         key, _, value = setting.partition("=")
@@ -211,16 +241,20 @@ def main() -> None:
         builder = hooks.with_testkit(builder)
     if args.provider == "ttlstore":
         remote = {"local_cache_mb": args.remote_mb} if args.remote_mb else {}
-        spark = ttlstore.configure(builder, ttl=f"{args.ttl} seconds", local_dir=str(local), **remote).getOrCreate()
+        ttl = {} if one_jvm else {"ttl": f"{args.ttl} seconds"}
+        spark = ttlstore.configure(builder, local_dir=str(local), **ttl, **remote).getOrCreate()
     else:
-        spark = (builder.config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-                 .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
-                 .getOrCreate())
+        builder = builder.config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+        if not one_jvm:  # the soak's anchor has changelog checkpointing on; the one-JVM shape takes Spark's defaults
+            builder = builder.config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     app = spark.sparkContext.applicationId
     running = {name: df.writeStream.outputMode(mode).format("noop").trigger(processingTime=args.trigger)
                .option("checkpointLocation", str(checkpoints / name)).queryName(name).start()
-               for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl).items()}
+               for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl, args.shape).items()}
+    driver = (int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()),  # type: ignore[union-attr]
+              "driver")
     samples: list[dict] = []
     heaps: dict[int, tuple[int, int] | None] = {}
     started = time.time()
@@ -236,7 +270,7 @@ def main() -> None:
             recent = {name: q.recentProgress[-5:] for name, q in running.items()}
             batch = min(p["batchId"] for p in progress.values())
             sample: dict = {"batch": batch, "seconds": round(time.time() - started, 1), "executors": {}}
-            for pid, executor in executors(app):
+            for pid, executor in ([driver] if one_jvm else executors(app)):
                 try:
                     figures: dict = proc(pid)
                 except (FileNotFoundError, AttributeError):
@@ -250,6 +284,10 @@ def main() -> None:
                         figures["off_heap_rss_bytes"] = figures["rss_bytes"] - figures["heap_rss_bytes"]
                     except FileNotFoundError:
                         pass
+                non_heap = jvm_non_heap(pid)
+                if non_heap is not None and "heap_rss_bytes" in figures:
+                    figures["jvm_non_heap_bytes"] = non_heap
+                    figures["native_bytes"] = figures["off_heap_rss_bytes"] - non_heap
                 # Last: the full GC gives heap pages back, so the figures above are taken before it.
                 figures["heap_after_gc_bytes"] = heap_after_gc(pid) if len(samples) % 10 == 0 else None
                 sample["executors"][executor] = figures
@@ -268,7 +306,8 @@ def main() -> None:
         for q in running.values():
             q.stop()
         spark.stop()
-    result = {"provider": args.provider, "remote_mb": args.remote_mb, "batches": args.batches, "rate": args.rate, "ttl_s": args.ttl,
+    result = {"provider": args.provider, "shape": args.shape, "remote_mb": args.remote_mb, "batches": args.batches,
+              "rate": args.rate, "ttl_s": args.ttl,
               "trigger": args.trigger, "seconds": round(time.time() - started), "samples": samples,
               "verdicts": verdicts(samples)}
     if args.out:

@@ -5,6 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.ProviderFixtures._
 import io.ttlstore.StoreFixtures._
 import io.ttlstore.config.TtlStoreConfig
+import io.ttlstore.store.rocksdb.FamilyOptions
 import io.ttlstore.store.rocksdb.ReadTuning
 import io.ttlstore.store.rocksdb.RocksDbHandle
 
@@ -42,6 +43,17 @@ class RocksDbLayoutSuite extends AnyFunSuite {
         commitVersion(p, 0, ("a", 0) -> Some(1L))
         for (family <- Seq(RocksDbHandle.LegacyFamily, RocksDbHandle.TimestampedFamily))
           assert(RocksDbOptionsFile.family(p.localStore.db.dir, family)("level0_file_num_compaction_trigger") == "6")
+      }
+    }
+  }
+
+  test("both families erase the cached blocks of the files compactions replace, where RocksDB can") {
+    withTempDir { dir =>
+      withProvider(ttlProvider(dir)) { p =>
+        commitVersion(p, 0, ("a", 0) -> Some(1L))
+        assert(FamilyOptions.uncachesObsoleteFiles, "the development line's RocksDB has uncache_aggressiveness")
+        for (family <- Seq(RocksDbHandle.LegacyFamily, RocksDbHandle.TimestampedFamily))
+          assert(RocksDbOptionsFile.family(p.localStore.db.dir, family)("uncache_aggressiveness") == "300")
       }
     }
   }

@@ -42,7 +42,10 @@ object SharedNativeResources extends Logging {
         // a read's block rather than failing the read.
         val cache = new LRUCache(budget.cacheBytes, shardBits(budget.cacheBytes), false, HighPriorityShare)
         memory = SharedMemory(budget, cache, budget.writeBufferBytes.map(new WriteBufferManager(_, cache, false)))
-        logInfo(s"ttlstore's RocksDB memory in this executor: ${budget.describe}")
+        logInfo(s"ttlstore's RocksDB memory in this executor: ${budget.describe}; cached blocks of files " +
+          (if (FamilyOptions.uncachesObsoleteFiles) "compactions replace leave the cache with their files"
+           else "compactions replace stay until the cache's LRU evicts them (this RocksDB has no " +
+             "uncache_aggressiveness)"))
       }
     }
     val shared = memory
