@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 from report import replace_section  # type: ignore[import-not-found]
+from soak_report import commit  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Measured (`make soak-memory`)"
@@ -45,22 +45,24 @@ def wrap(prose: str, indent: str = "") -> str:
     return textwrap.fill(prose, 110, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
 
 
-def per_jvm(run: dict, figure: str) -> float | None:
-    """The figure per JVM holding state, the median over the run's last quarter (JVM figures averaged over the
-    JVMs; the run's totals divided among them)."""
-    samples = run["samples"]
-    last = samples[-1]["batch"]
-    values = []
-    for s in samples:
-        if s["batch"] < 0.75 * last:
-            continue
+def series(run: dict, figure: str) -> list[tuple[int, float]]:
+    """(batch, the figure per JVM holding state) for each sample: a JVM figure averaged over the JVMs, a run's
+    total divided among them."""
+    points = []
+    for s in run["samples"]:
         jvms = [e for e in s.get("executors", {}).values() if e.get("rss_bytes") is not None]
+        found = [e[figure] for e in jvms if e.get(figure) is not None]
         if figure in s and jvms:
-            values.append(s[figure] / len(jvms))
-        else:
-            found = [e[figure] for e in jvms if e.get(figure) is not None]
-            if found:
-                values.append(sum(found) / len(found))
+            points.append((s["batch"], s[figure] / len(jvms)))
+        elif found:
+            points.append((s["batch"], sum(found) / len(found)))
+    return points
+
+
+def per_jvm(run: dict, figure: str) -> float | None:
+    """The figure per JVM holding state, the median over the run's last quarter."""
+    last = run["samples"][-1]["batch"]
+    values = [v for batch, v in series(run, figure) if batch >= 0.75 * last]
     return statistics.median(values) if values else None
 
 
@@ -114,25 +116,14 @@ def plot(by_shape: dict[str, dict[str, dict]], out: Path) -> None:
     for row, (shape, runs) in zip(axes, by_shape.items(), strict=True):
         for ax, figure in zip(row, ("native_bytes", "state_memory_bytes"), strict=True):
             for name, run in sorted(runs.items()):
-                points = []
-                for s in run["samples"]:
-                    jvms = [e for e in s.get("executors", {}).values() if e.get("rss_bytes") is not None]
-                    found = [e[figure] for e in jvms if e.get(figure) is not None]
-                    if figure in s and jvms:
-                        points.append((s["batch"], s[figure] / len(jvms) / MiB))
-                    elif found:
-                        points.append((s["batch"], sum(found) / len(found) / MiB))
-                ax.plot([p[0] for p in points], [p[1] for p in points], label=name)
+                points = series(run, figure)
+                ax.plot([p[0] for p in points], [p[1] / MiB for p in points], label=name)
             ax.set_title(f"{FIGURES[figure]} per JVM: {shape}")
             ax.set_xlabel("batch")
             ax.set_ylabel("MiB")
             ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=80)
-
-
-def commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:

@@ -21,7 +21,9 @@ REMOTE_SECTION = "## Soak in remote mode (`make soak-remote`)"
 MiB = 1 << 20
 #: Figures in the table and the plot: (label, unit divisor, unit).
 FIGURES = {"rss_bytes": ("RSS", MiB, "MiB"), "heap_rss_bytes": ("RSS: heap pages", MiB, "MiB"),
-           "off_heap_rss_bytes": ("RSS: outside the heap", MiB, "MiB"), "heap_after_gc_bytes": ("heap after GC", MiB, "MiB"),
+           "off_heap_rss_bytes": ("RSS: outside the heap", MiB, "MiB"),
+           "jvm_non_heap_bytes": ("the JVM's own outside the heap", MiB, "MiB"),
+           "native_bytes": ("native (outside the heap, not the JVM's)", MiB, "MiB"), "heap_after_gc_bytes": ("heap after GC", MiB, "MiB"),
            "threads": ("threads", 1, ""), "open_fds": ("open files", 1, ""),
            "state_memory_bytes": ("state memory", MiB, "MiB"), "local_sst_bytes": ("local SST", MiB, "MiB"),
            "checkpoint_bytes": ("checkpoint", MiB, "MiB"), "checkpoint_files": ("checkpoint files", 1, ""),

@@ -120,15 +120,16 @@ def main() -> None:
                         help="once the query stops, add what the table holds to the RESULT line")
     args = parser.parse_args()
 
+    table_format = "delta" if args.delta else "parquet"
     spark = session(args.provider, args.connector, args.ttl, args.delta)
     query = start(spark, args.bootstrap, args.topic, args.table, args.checkpoint, args.max_offsets, args.until_idle,
-                  "delta" if args.delta else "parquet")
+                  table_format)
     shown = follow(query, lambda: query.isActive)
     query.awaitTermination()
     follow(query, lambda: False, shown)
     result: dict[str, object] = {"batches": [p["batchId"] for p in query.recentProgress]}
     if args.report_table:
-        held = table_events(spark, Path(args.table), "delta" if args.delta else "parquet")
+        held = table_events(spark, Path(args.table), table_format)
         result["table"] = [[key, at.isoformat(), n] for (key, at), n in held.items()]
     print("RESULT " + json.dumps(result), flush=True)
     spark.stop()

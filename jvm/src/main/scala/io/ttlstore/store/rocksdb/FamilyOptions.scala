@@ -64,8 +64,12 @@ object FamilyOptions {
   /** Whether this RocksDB erases the cached blocks of obsolete files ([[UncacheAggressiveness]]). */
   lazy val uncachesObsoleteFiles: Boolean = withUncaching().map(_.close()).isDefined
 
-  /** The options every family starts from: RocksDB's defaults, with uncaching where it has it. */
-  private def baseOptions(): ColumnFamilyOptions = withUncaching().getOrElse(new ColumnFamilyOptions())
+  /**
+   * The options every family starts from: RocksDB's defaults, with uncaching where it has it (asked
+   * once per JVM, so a RocksDB without it is not asked at every open).
+   */
+  private def baseOptions(): ColumnFamilyOptions =
+    (if (uncachesObsoleteFiles) withUncaching() else None).getOrElse(new ColumnFamilyOptions())
 
   /** A Bloom filter for one family's SST files; None with `bloomFilterBitsPerKey` 0. */
   def bloomFilter(settings: TtlStoreSettings): Option[BloomFilter] =
