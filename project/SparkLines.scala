@@ -94,7 +94,9 @@ object Capabilities {
     "instanceMetrics" ->
       ("How Spark reports a provider's per-store instance metrics (StateStoreInstanceMetric): none; " +
         "sqlMetricPerPartition (its driver makes one SQL metric per metric, partition and store, which every task " +
-        "carries and reports); accumulator (one accumulator gathers them)."))
+        "carries and reports); accumulator (one accumulator gathers them)."),
+    "minMemoryOverhead" ->
+      "Spark has spark.executor.minMemoryOverhead (before it, an executor's overhead is at least 384 MiB, fixed).")
 
   /** The keys and values of a line's file, each key of [[described]] exactly once. */
   def read(file: File): Seq[(String, String)] = {

@@ -27,6 +27,7 @@ from cluster.executors import spark_home
 from conftest import ROOT
 
 BATCHES = 70
+MiB = 1 << 20
 # Two runs of a local-cluster executor for tens of batches: `make chaos` runs them, `make soak` the long soak.
 pytestmark = pytest.mark.long
 
@@ -59,12 +60,31 @@ def test_a_bounded_soak_of_ttlstore_as_shipped_keeps_its_open_files_and_threads_
             assert verdict["within"], (figure, verdict)
 
 
-def test_a_bounded_soak_in_remote_mode_keeps_its_open_files_and_threads_flat(tmp_path: Path):
+def test_a_bounded_soak_in_remote_mode_keeps_its_open_files_and_threads_flat_and_its_budget_follows_the_overhead(
+        tmp_path: Path):
     # 1 MiB of local SST files: most of the live set's files are read from the checkpoint, as `make soak-remote` runs it.
-    remote = soak(tmp_path, remote_mb=1)
+    # The executor's overhead set to 640 MiB: the budget is what it leaves after 288 MiB, at most half, 320 MiB.
+    remote = soak(tmp_path, "spark.executor.memoryOverhead=640m", remote_mb=1)
     for figure in ("open_fds", "threads"):
         for verdict in judged(remote, figure):
             assert verdict["within"], (figure, verdict)
+    assert_budget_reported(remote["memory"], 320 * MiB)
+
+
+def assert_budget_reported(memory: dict, budget: int) -> None:
+    """The progress's memory figures: each executor's split between its stores, all of which the progress reports
+    (give or take a store opening or closing between the queries' progress), so their sums are the executor's."""
+    assert budget // 2 <= memory["memory_budget_bytes"] <= budget, memory
+    assert 0 < memory["memory_cache_bytes"] <= 1.1 * memory["memory_budget_bytes"], memory
+    assert memory["memory_memtable_bytes"] > 0, memory
+    # The executor's resident memory as the provider read it, against what the soak measured of its JVM.
+    assert 0.5 * memory["rss_bytes"] <= memory["memory_resident_bytes"] <= 1.3 * memory["rss_bytes"], memory
+
+
+def test_a_bounded_soak_reports_the_executors_memory_with_a_budget_derived_from_their_overhead(shipped: dict):
+    # One executor of 1 GiB with Spark's default overhead, the larger of 384 MiB and a tenth of its memory: the budget
+    # is 384 - 288 = 96 MiB (not local mode's 512).
+    assert_budget_reported(shipped["memory"], 96 * MiB)
 
 
 def test_a_bounded_soak_finds_a_store_that_is_never_closed(tmp_path: Path, shipped: dict):

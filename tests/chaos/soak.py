@@ -70,6 +70,12 @@ BANDS: dict[str, tuple[float, float] | None] = {
 }
 
 
+#: ttlstore's memory figures in the progress (docs/deploying.md, "Memory"), by the sample's name for them.
+MEMORY_METRICS = {"memory_budget_bytes": "ttlstoreMemoryBudgetBytes", "memory_cache_bytes": "ttlstoreMemoryCacheBytes",
+                  "memory_memtable_bytes": "ttlstoreMemoryMemtableBytes",
+                  "memory_resident_bytes": "ttlstoreMemoryResidentBytes"}
+
+
 def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int,
             shape: str = "soak") -> dict[str, tuple[str, DataFrame]]:
     events = spark.readStream.format("rate").option("rowsPerSecond", rate).load()
@@ -294,6 +300,9 @@ def main() -> None:
             sample["state_memory_bytes"] = sum(op["memoryUsedBytes"] for p in progress.values()
                                                for op in p["stateOperators"])
             sample["state_rows"] = sum(op["numRowsTotal"] for p in progress.values() for op in p["stateOperators"])
+            for figure in MEMORY_METRICS:  # ttlstore's memory section of the progress: each executor's, over its stores
+                sample[figure] = sum(op.get("customMetrics", {}).get(MEMORY_METRICS[figure], 0)
+                                     for p in progress.values() for op in p["stateOperators"])
             sample["local_sst_bytes"] = tree(local, ".sst")[0]
             sample["checkpoint_bytes"], sample["checkpoint_files"] = tree(checkpoints)
             sample["batch_ms"] = statistics.median(r["durationMs"].get("triggerExecution", 0)
@@ -309,7 +318,11 @@ def main() -> None:
     result = {"provider": args.provider, "shape": args.shape, "remote_mb": args.remote_mb, "batches": args.batches,
               "rate": args.rate, "ttl_s": args.ttl,
               "trigger": args.trigger, "seconds": round(time.time() - started), "samples": samples,
-              "verdicts": verdicts(samples)}
+              "verdicts": verdicts(samples),
+              # The progress's memory figures at the last sample, beside the RSS the soak measured of each JVM then.
+              "memory": {**{figure: samples[-1].get(figure, 0) for figure in MEMORY_METRICS},
+                         "rss_bytes": sum(e.get("rss_bytes", 0) for e in samples[-1]["executors"].values())}
+              if samples else {}}
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))
     print("RESULT " + json.dumps({k: v for k, v in result.items() if k != "samples"}))

@@ -77,3 +77,13 @@ def executors_by_store() -> dict[str, list[str]]:
                              log.read_text(errors="replace")):
             found.setdefault(m.group(1), set()).add(log.parent.name)
     return {store: sorted(executors) for store, executors in sorted(found.items())}
+
+
+def memory_budgets_mib() -> dict[str, int]:
+    """The RocksDB memory budget each executor chose when its first ttlstore store opened, from their logs."""
+    found: dict[str, int] = {}
+    for log in worker_dir().glob("app-*/*/stderr"):
+        m = re.search(r"ttlstore's RocksDB memory in this executor: bounded: (\d+) MiB", log.read_text(errors="replace"))
+        if m:
+            found[log.parent.name] = int(m.group(1))
+    return dict(sorted(found.items()))

@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from executors import executors_by_store, kill_during_stage, tasks_unfinished
+from executors import executors_by_store, kill_during_stage, memory_budgets_mib, tasks_unfinished
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -70,7 +70,7 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
         spark.conf.set(LAZY_LOAD, "true")
     else:
         spark.conf.unset(LAZY_LOAD)
-    outputs, killed, seconds, partitions, fetched = [], {}, [], [], []
+    outputs, killed, seconds, partitions, fetched, budgets = [], {}, [], [], [], []
     for r in range(ROUNDS):
         if r in repartitions:
             ttlstore.repartition(checkpoint, repartitions[r])
@@ -97,8 +97,9 @@ def run_rounds(spark: SparkSession, provider: str, name: str, work: Path, kill_r
         operator = query.lastProgress["stateOperators"][0]
         partitions.append(operator["numShufflePartitions"])
         fetched.append(operator["customMetrics"].get("ttlstoreLoadFilesFetched", 0))
+        budgets.append(operator["customMetrics"].get("ttlstoreMemoryBudgetBytes", 0))
     return {"outputs": outputs, "killed": killed, "seconds": seconds, "partitions": partitions,
-            "files_fetched": fetched}
+            "files_fetched": fetched, "memory_budget_bytes": budgets}
 
 
 def main() -> None:
@@ -127,6 +128,7 @@ def main() -> None:
         }
     spark.stop()
     result["executors_by_store"] = executors_by_store()
+    result["memory_budgets_mib"] = memory_budgets_mib()
     killed = result["dedup"]["ttlstore"]["killed"]
     if killed:
         killed["tasks_lost"] = tasks_unfinished(killed["executor"], killed["stage"])

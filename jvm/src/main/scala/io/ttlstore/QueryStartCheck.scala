@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.ttlstore.config.{ConfigKey, ConfigScope, NativeMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigKey, ConfigScope, ExecutorOverhead, NativeMode, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, RepartitionErrors, TtlStoreErrors}
 import io.ttlstore.repartition.RepartitionPlan
 import io.ttlstore.spark.{LineCapabilities, RealTimeMode}
@@ -81,11 +81,12 @@ object QueryStartCheck extends Logging {
   private def checkpointOf(stateDir: String): String =
     Option(new Path(stateDir).getParent).map(_.toString).getOrElse(stateDir)
 
-  /** Fails with the first problem of `confs` for a query with `ops`. */
-  def check(confs: Map[String, String], ops: Seq[Operator]): Unit = {
+  /** Fails with the first problem of `confs` for a query with `ops` on executors with `overhead`. */
+  def check(
+      confs: Map[String, String], ops: Seq[Operator], overhead: ExecutorOverhead = ExecutorOverhead.Local): Unit = {
     for (op <- ops; store <- op.stores) {
       val scope = StoreScope(op.id, store)
-      val settings = TtlStoreSettings.parse(confs, scope)
+      val settings = TtlStoreSettings.parse(confs, scope, overhead)
       val where = s"operator ${op.id} (${op.name}), store $store"
       StreamStreamJoin.checkTtl(settings, confs, scope, where)
       if (settings.nativeFilter == NativeMode.On) {
@@ -147,7 +148,9 @@ object QueryStartCheck extends Logging {
               "1") == "2") {
             throw LineErrors.checkpointFormatV2NotInSpark(ConfigKey.SparkCheckpointFormatKey, session.version)
           }
-          check(confs, ops)
+          check(confs, ops,
+            ExecutorOverhead.of(session.sparkContext.getConf.getAll.toMap,
+              LineCapabilities.minMemoryOverhead))
           checkNoUnfinishedRepartition(session, ops.head)
         } else if (checkpointOf(ops.head.stateDir).nonEmpty && pinChecked.add(ops.head.runId)) {
           // Once per run, at its first batch: what the session asks later is for the queries it starts later.

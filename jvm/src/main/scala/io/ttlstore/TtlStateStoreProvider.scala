@@ -3,13 +3,13 @@ package io.ttlstore
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.TaskContext
+import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.StructType
 
 import io.ttlstore.checkpoint.{CheckpointFiles, SnapshotUploader, VersionFile}
-import io.ttlstore.config.{ConfigKey, ConfigScope, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
+import io.ttlstore.config.{ConfigKey, ConfigScope, ExecutorOverhead, IgnoredSettings, StoreScope, StreamStreamJoin, TtlStoreConfig, TtlStoreSettings}
 import io.ttlstore.errors.{LineErrors, StorageErrors, TtlStoreErrors}
 import io.ttlstore.reader.ChangeFeed
 import io.ttlstore.spark.{CheckpointFormatV2, InstanceMetrics, LineCapabilities, SparkClasses}
@@ -78,7 +78,10 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
     this.storeConf = storeConf
     val confs = storeConf.sqlConfs
     val scope = StoreScope(stateStoreId.operatorId, stateStoreId.storeName)
-    this.settings = TtlStoreSettings.parse(confs, scope)
+    val env = Option(SparkEnv.get) // none in a tool or a unit test: local mode's memory
+    this.settings = TtlStoreSettings.parse(confs, scope,
+      ExecutorOverhead.of(env.fold(Map.empty[String, String])(
+          _.conf.getAll.toMap), LineCapabilities.minMemoryOverhead, onExecutor = env.exists(_.executorId != "driver")))
     IgnoredSettings.warnOnce(confs)
     this.timeKey = ConfigScope.setBy(TtlStoreConfig.TimeCharacteristicKey, confs, scope)
     StreamStreamJoin.checkTtl(settings, confs, scope, stateStoreId.toString)

@@ -8,6 +8,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.ttlstore.StoreFixtures._
+import io.ttlstore.config.ExecutorOverhead
 import io.ttlstore.config.TtlStoreConfig._
 import io.ttlstore.errors.TtlStoreException
 import io.ttlstore.testkit.ConfTestHooks
@@ -72,6 +73,16 @@ class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(e.getMessage.contains(NativeFilterEnabled.key) && e.getMessage.contains("operator 0"))
     assert(!e.getStackTrace.exists(_.getClassName.startsWith("org.apache.spark.executor.")), "thrown by a task")
     assert(run(Map(Ttl.key -> "1h", missing))(dedupAndCount).isEmpty)
+  }
+
+  test("a budget the executors' enforced overhead cannot hold fails at start; in local mode it stands") {
+    val ops = Seq(QueryStartCheck.Operator(0L, "StreamingDeduplicate", Seq("default")))
+    val yarn = ExecutorOverhead.of(Map("spark.master" -> "yarn", "spark.executor.memory" -> "2g"),
+      minOverheadSetting = true)
+    val e = intercept[TtlStoreException](QueryStartCheck.check(Map(MaxMemoryUsageMb.key -> "512"), ops, yarn))
+    assert(e.errorName == "BUDGET_EXCEEDS_OVERHEAD" && e.getMessage.contains("800 MiB"), e.getMessage)
+    QueryStartCheck.check(Map.empty, ops, yarn)
+    assert(run(Map(MaxMemoryUsageMb.key -> "512"))(dedupAndCount).isEmpty)
   }
 
   test("an invalid value fails on the driver, naming the key") {

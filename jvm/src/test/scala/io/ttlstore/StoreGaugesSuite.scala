@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.ttlstore.checkpoint.SnapshotUploader.Stamp
 import io.ttlstore.spark.StoreGauge
 import io.ttlstore.store.local.StoreFootprint
-import io.ttlstore.store.version.StoreGauges
+import io.ttlstore.store.version.{StoreGauges, StoreMetrics}
 
 /** What a store reports of itself per partition ([[StoreGauge]]): -1 where it has no snapshot yet. */
 class StoreGaugesSuite extends AnyFunSuite {
@@ -36,11 +36,22 @@ class StoreGaugesSuite extends AnyFunSuite {
     assert(StoreGauge.all.filter(_.worstIsLowest) == Seq(StoreGauge.SnapshotLastUploaded))
   }
 
-  test("docs/monitoring.md lists every figure with which end is worst and its meaning, in order") {
+  /** The rows of the table under `heading` in docs/monitoring.md, cell by cell. */
+  private def rowsUnder(heading: String): Seq[Seq[String]] = {
     val docs = new String(Files.readAllBytes(Paths.get("docs/monitoring.md")), "UTF-8")
-    val rows = docs.linesIterator.filter(_.startsWith("| `ttlstore")).map(_.split('|').map(_.trim).toSeq).toSeq
-    assert(rows == StoreGauge.all.map { g =>
+    docs.linesIterator.dropWhile(_ != heading).drop(1).takeWhile(!_.startsWith("## "))
+      .filter(_.startsWith("| `ttlstore")).map(_.split('|').map(_.trim).toSeq).toSeq
+  }
+
+  test("docs/monitoring.md lists every figure with which end is worst and its meaning, in order") {
+    assert(rowsUnder("## Each store's figures") == StoreGauge.all.map { g =>
       Seq("", s"`${g.name}`", if (g.worstIsLowest) "lowest" else "highest", g.description.stripPrefix("ttlstore: "))
     })
+  }
+
+  test("docs/monitoring.md lists the memory figures of the progress with their meanings, in order") {
+    val memory = StoreMetrics.all.filter(_.name.startsWith("ttlstoreMemory"))
+    assert(memory.size == 4)
+    assert(rowsUnder("## Memory") == memory.map(m => Seq("", s"`${m.name}`", m.desc.stripPrefix("ttlstore: "))))
   }
 }

@@ -14,7 +14,7 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   import TtlStoreSettings.parse
 
   test("unset keys take their defaults") {
-    assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20)), 64,
+    assert(parse(Map.empty) == TtlStoreSettings(None, MemoryBudget(bounded = true, 512L << 20, Some(256L << 20))(), 64,
       10, "lz4", 200000, TtlPolicy.Off,
       allowTtlOnStreamStreamJoin = false, sweepRowsPerCommit = 100000))
   }
@@ -22,14 +22,14 @@ class TtlStoreConfigSuite extends AnyFunSuite {
   test("set keys are parsed, case-insensitively for names of things") {
     val s = parse(Map(MaxMemoryUsageMb.key -> "128", SstCompression.key -> "ZSTD",
         LocalDir.key -> "/tmp/x", "spark.sql.streaming.stateStore.minDeltasForSnapshot" -> "3"))
-    assert(s.memory == MemoryBudget(bounded = true, 128L << 20, Some(64L << 20)))
+    assert(s.memory == MemoryBudget(bounded = true, 128L << 20, Some(64L << 20))())
     assert(s.sstCompression == "zstd" && s.localDir.contains("/tmp/x"))
   }
 
   test("memory is bounded by default; unbounded, the block cache has its own size and memtables no limit") {
     assert(parse(Map(WriteBufferCacheRatio.key -> "0.25")).memory.writeBufferBytes.contains(128L << 20))
     assert(parse(Map(BoundedMemoryUsage.key -> "false", BlockCacheSizeMb.key -> "32")).memory ==
-      MemoryBudget(bounded = false, 32L << 20, None))
+      MemoryBudget(bounded = false, 32L << 20, None)())
   }
 
   test("a size of the other memory mode fails naming it and the setting to use instead") {

@@ -5,12 +5,15 @@ import io.ttlstore.errors.TtlStoreErrors
 /**
  * The RocksDB memory all ttlstore stores of one executor share: one block cache of `cacheBytes`
  * and, when bounded, a write buffer manager that charges every store's memtables to that cache and
- * makes a store flush once all memtables together reach `writeBufferBytes`.
+ * makes a store flush once all memtables together reach `writeBufferBytes`. `origin` says where
+ * the figure comes from (not part of equality: two budgets of the same sizes are the same budget).
  */
-final case class MemoryBudget(bounded: Boolean, cacheBytes: Long, writeBufferBytes: Option[Long]) {
+final case class MemoryBudget(bounded: Boolean, cacheBytes: Long, writeBufferBytes: Option[Long])(
+    val origin: String = TtlStoreConfig.MaxMemoryUsageMb.key) {
   def describe: String =
     if (bounded)
-      s"bounded: ${cacheBytes >> 20} MiB, memtables at most ${writeBufferBytes.getOrElse(0L) >> 20} MiB of it"
+      s"bounded: ${cacheBytes >> 20} MiB, memtables at most ${writeBufferBytes.getOrElse(0L) >> 20} MiB of it " +
+        s"($origin)"
     else s"unbounded: block cache ${cacheBytes >> 20} MiB, memtables outside it"
 }
 
@@ -20,10 +23,38 @@ object MemoryBudget {
   private val MiB = 1024L * 1024
 
   /**
-   * The budget the confs set. The sizes of the other mode are refused rather than ignored: a
-   * `blockCacheSizeMB` with bounded memory would silently not size anything.
+   * What an executor's overhead must hold beside ttlstore's budget: the JVM's own memory outside its heap
+   * (metaspace, code, threads, the collector's structures, Netty's buffers) and ttlstore's native memory outside
+   * the budget (index and filter blocks, table readers, the allocator's share). Measured by `make soak-memory` on
+   * executors of 1,536 MiB: 241 and 46 MiB (docs/memory.md).
    */
-  def parse(confs: Map[String, String]): MemoryBudget = {
+  val ReserveMiB = 288L
+
+  /** The budget without an overhead to fit (local mode), and the most a derived budget takes. */
+  val LocalMiB = 512L
+
+  /** The least a derived budget takes, however small the overhead. */
+  val FloorMiB = 64L
+
+  /**
+   * The budget when `maxMemoryUsageMB` is unset: on executors, what the overhead leaves after [[ReserveMiB]], at
+   * most half of it (the JVM's own memory grows with the heap), at least [[FloorMiB]] and at most [[LocalMiB]];
+   * in local mode, [[LocalMiB]].
+   */
+  def derivedMiB(overhead: ExecutorOverhead): Long =
+    if (overhead.manager == ClusterManager.Local) LocalMiB
+    else math.min(LocalMiB, math.max(FloorMiB, overhead.mib - math.max(ReserveMiB, overhead.mib / 2)))
+
+  /** The overhead in MiB that a budget of `budgetMiB` needs. */
+  def overheadNeededMiB(budgetMiB: Long): Long = budgetMiB + ReserveMiB
+
+  /**
+   * The budget the confs set, for executors with `overhead`. The sizes of the other mode are refused rather than
+   * ignored: a `blockCacheSizeMB` with bounded memory would silently not size anything. An explicit budget that
+   * cannot fit an overhead a container limit enforces is refused: the executor would be killed once its cache
+   * fills, hours into a stream.
+   */
+  def parse(confs: Map[String, String], overhead: ExecutorOverhead = ExecutorOverhead.Local): MemoryBudget = {
     val bounded = BoundedMemoryUsage.readFrom(confs)
     val ignored = (if (bounded) Seq(BlockCacheSizeMb) else Seq(MaxMemoryUsageMb, WriteBufferCacheRatio))
       .map(_.key).filter(confs.contains)
@@ -32,8 +63,21 @@ object MemoryBudget {
         if (bounded) MaxMemoryUsageMb.key else BlockCacheSizeMb.key)
     }
     if (bounded) {
-      val total = MaxMemoryUsageMb.readFrom(confs) * MiB
-      MemoryBudget(bounded = true, total, Some((total * WriteBufferCacheRatio.readFrom(confs)).toLong))
-    } else MemoryBudget(bounded = false, math.max(BlockCacheSizeMb.readFrom(confs), 1L) * MiB, None)
+      val (mib, origin) = MaxMemoryUsageMb.readFrom(confs) match {
+        case Some(set) =>
+          if (overhead.manager.enforcesOverhead && overheadNeededMiB(set) > overhead.mib) {
+            throw TtlStoreErrors.budgetExceedsOverhead(MaxMemoryUsageMb.key, set, overhead.mib, overhead.how,
+              overhead.manager.name, overheadNeededMiB(set), derivedMiB(overhead))
+          }
+          set -> MaxMemoryUsageMb.key
+        case None if overhead.manager == ClusterManager.Local =>
+          LocalMiB -> s"${MaxMemoryUsageMb.key} unset, local mode"
+        case None =>
+          derivedMiB(overhead) -> (s"${MaxMemoryUsageMb.key} unset: derived from the executors' memory overhead " +
+            s"of ${overhead.mib} MiB (${overhead.how})")
+      }
+      val total = mib * MiB
+      MemoryBudget(bounded = true, total, Some((total * WriteBufferCacheRatio.readFrom(confs)).toLong))(origin)
+    } else MemoryBudget(bounded = false, math.max(BlockCacheSizeMb.readFrom(confs), 1L) * MiB, None)()
   }
 }

@@ -30,14 +30,20 @@ object TtlStoreConfig {
       "false: a shared block cache of blockCacheSizeMB, and memtables outside it (up to two of " +
       "writeBufferSizeMB per store and column family).")
 
-  val MaxMemoryUsageMb: ConfigKey[Long] = ConfigKey.long(
-    "maxMemoryUsageMB", 512L,
-    "With boundedMemoryUsage: the RocksDB memory of all ttlstore stores of one executor, in MiB " +
-      "(the block cache and the memtables charged to it; index and filter blocks too with " +
-      "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
-      "writeBufferCacheRatio of it, the store being written flushes its memtable. Count it in " +
-      "spark.executor.memoryOverhead. The first store opened in an executor sets it.",
-    Whole(1, 1L << 20, MiB))
+  val MaxMemoryUsageMb: ConfigKey[Option[Long]] = {
+    val form = Whole(1, 1L << 20, MiB)
+    ConfigKey("maxMemoryUsageMB", None,
+      "With boundedMemoryUsage: the RocksDB memory of all ttlstore stores of one executor, in MiB " +
+        "(the block cache and the memtables charged to it; index and filter blocks too with " +
+        "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
+        "writeBufferCacheRatio of it, the store being written flushes its memtable. Unset: 512 in " +
+        "local mode; on executors, what spark.executor.memoryOverhead (or Spark's default overhead) " +
+        "leaves after 288 MiB for the JVM's own memory outside the heap and ttlstore's outside the " +
+        "budget, at most half the overhead, from 64 to 512. On YARN and Kubernetes a value that " +
+        "needs more overhead than the executors have (it plus 288 MiB) is refused. The first store " +
+        "opened in an executor sets it.",
+      form, form.parse(_).map(Some(_)))
+  }
 
   val WriteBufferCacheRatio: ConfigKey[Double] = ConfigKey.double(
     "writeBufferCacheRatio", 0.5,

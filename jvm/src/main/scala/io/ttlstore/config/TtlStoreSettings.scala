@@ -51,12 +51,18 @@ object TtlStoreSettings {
     if (ttlMs <= 0) 0L
     else math.min(math.max(ttlMs / 1000 * 2, Hour), ThirtyDays)
 
-  /** Parses the explicitly set confs for one store; unknown keys under our prefix are errors. */
-  def parse(sqlConfs: Map[String, String], scope: StoreScope = StoreScope.Default): TtlStoreSettings = {
+  /**
+   * Parses the explicitly set confs for one store, of executors with `overhead` (the memory budget's default
+   * follows it); unknown keys under our prefix are errors.
+   */
+  def parse(
+      sqlConfs: Map[String, String],
+      scope: StoreScope = StoreScope.Default,
+      overhead: ExecutorOverhead = ExecutorOverhead.Local): TtlStoreSettings = {
     ConfigScope.checkKeys(sqlConfs)
     TtlStoreSettings(
       localDir = Some(LocalDir.readFrom(sqlConfs)).filter(_.nonEmpty),
-      memory = MemoryBudget.parse(sqlConfs),
+      memory = MemoryBudget.parse(sqlConfs, overhead),
       writeBufferSizeMb = WriteBufferSizeMb.readFrom(sqlConfs),
       bloomFilterBitsPerKey = BloomFilterBitsPerKey.readFrom(sqlConfs),
       sstCompression = SstCompression.readFrom(sqlConfs),

@@ -30,6 +30,25 @@ object TtlStoreErrors {
         (if (bounded) s"the executor's stores share one budget of $useKey. Set $useKey instead, or $modeKey=false."
          else s"the block cache is sized by $useKey and memtables are not bounded. Remove $key, or set $modeKey=true."))
 
+  /** An explicit memory budget that the executors' overhead, which a container limit enforces, cannot hold. */
+  def budgetExceedsOverhead(
+      key: String,
+      budgetMiB: Long,
+      overheadMiB: Long,
+      overheadHow: String,
+      manager: String,
+      neededMiB: Long,
+      fitsMiB: Long): TtlStoreException =
+    error("BUDGET_EXCEEDS_OVERHEAD", "key" -> key, "value" -> budgetMiB, "overheadMiB" -> overheadMiB,
+      "neededMiB" -> neededMiB)(
+      s"$key=$budgetMiB does not fit the executors' memory overhead of $overheadMiB MiB ($overheadHow), " +
+        s"which $manager enforces as part of each executor's memory limit: beside the budget, the " +
+        s"overhead holds the JVM's own memory outside its heap and ttlstore's native memory outside the budget, " +
+        s"about ${neededMiB - budgetMiB} MiB, so the executor would be killed once the cache fills. Set " +
+        s"spark.executor.memoryOverhead to at least $neededMiB MiB, or $key to at most " +
+        s"${math.max(overheadMiB - (neededMiB - budgetMiB), 0L)}, or unset $key to let ttlstore derive " +
+        s"$fitsMiB MiB from the overhead.")
+
   def unknownConfig(key: String, known: Seq[String], scoped: Seq[String]): TtlStoreException =
     error("UNKNOWN_CONFIG", "key" -> key)(
       s"Unknown setting $key. ttlstore's settings are: ${known.mkString(", ")}; these can also " +

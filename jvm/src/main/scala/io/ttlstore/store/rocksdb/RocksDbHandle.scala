@@ -191,6 +191,12 @@ final class RocksDbHandle private (
       (if (memtablesInCache) 0L else db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"))
   }
 
+  /** This instance's share of its executor's memory. */
+  def memoryFigures: MemoryFigures = wrap("read its memory usage") {
+    MemoryFigures(SharedNativeResources.budgetShareBytes, SharedNativeResources.cacheShareBytes,
+      db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"), SharedNativeResources.residentShareBytes)
+  }
+
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
 
   /** Files in the timestamped family's L0. */

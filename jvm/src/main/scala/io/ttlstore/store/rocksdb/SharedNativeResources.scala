@@ -83,4 +83,13 @@ object SharedNativeResources extends Logging {
     val shared = memory
     if (shared == null) 0L else shared.cache.getUsage / math.max(openInstances.get, 1)
   }
+
+  /** This instance's share of the budget (bounded) or of the cache's size (unbounded), as [[cacheShareBytes]]. */
+  def budgetShareBytes: Long = {
+    val shared = memory
+    if (shared == null) 0L else shared.budget.cacheBytes / math.max(openInstances.get, 1)
+  }
+
+  /** This instance's share of the JVM's resident memory, as [[cacheShareBytes]]. */
+  def residentShareBytes: Long = ResidentMemory.bytes / math.max(openInstances.get, 1)
 }

@@ -5,6 +5,7 @@ import org.apache.spark.sql.execution.streaming
 
 import io.ttlstore.spark.StoreGauge
 import io.ttlstore.store.local.StoreFootprint
+import io.ttlstore.store.rocksdb.MemoryFigures
 
 /**
  * The custom metrics ttlstore reports in `StreamingQueryProgress.stateOperators[].customMetrics`.
@@ -48,6 +49,15 @@ object StoreMetrics {
     "ttlstore: bytes of the stores' DBs on the executors' disks")
   val FilesNotLocal = StateStoreCustomSumMetric(StoreGauge.FilesNotLocal.name,
     "ttlstore: SST files the stores' DBs still read from the checkpoint (lazy load, remote mode)")
+
+  val MemoryBudgetBytes = StateStoreCustomSizeMetric("ttlstoreMemoryBudgetBytes",
+    "ttlstore: the executors' RocksDB memory budget (maxMemoryUsageMB, set or derived), split between their stores")
+  val MemoryCacheBytes = StateStoreCustomSizeMetric("ttlstoreMemoryCacheBytes",
+    "ttlstore: what the executors' block caches hold (blocks, and memtables with bounded memory), split between stores")
+  val MemoryMemtableBytes = StateStoreCustomSizeMetric(
+    "ttlstoreMemoryMemtableBytes", "ttlstore: the stores' memtables")
+  val MemoryResidentBytes = StateStoreCustomSizeMetric("ttlstoreMemoryResidentBytes",
+    "ttlstore: the executors' resident memory (RSS, which a container limit holds), split between their stores")
 
   val ExpiredRemovedOnAccess = StateStoreCustomSumMetric(
     "ttlstoreExpiredRemovedOnAccess", "ttlstore: expired rows removed when a read met them")
@@ -96,7 +106,7 @@ object StoreMetrics {
     ChangelogsReplayed, LoadFilesFetched, LoadBytesFetched, LoadFilesReused, LoadCheckpointReads, SnapshotsRepaired,
     SnapshotsUploaded,
     SnapshotUploadLatencyMs, SnapshotBytesUploaded, CheckpointReads, CheckpointBytesRead, SstBytes, LocalBytes,
-    FilesNotLocal,
+    FilesNotLocal, MemoryBudgetBytes, MemoryCacheBytes, MemoryMemtableBytes, MemoryResidentBytes,
     ExpiredRemovedOnAccess, ExpiredRemovedBySweep, ExpiredRemovedBeforeSnapshot, SweepRowsExamined,
     ExpiredRowsStored, RowsExpired, ExpiredRemovedByFilter, CompactionsRequested, LegacyRowsRemaining,
     RowsUpgradedOnAccess, RowsUpgradedByCommit, ReadAheadAsked, ReadAheadCached, ReadAheadBrought, ReadAheadFailed,
@@ -112,7 +122,8 @@ object StoreMetrics {
       legacyRows: Long,
       upgrades: UpgradeFigures,
       readAhead: ReadAheadFigures,
-      footprint: StoreFootprint): Map[StateStoreCustomMetric, Long] = Map(
+      footprint: StoreFootprint,
+      memory: MemoryFigures): Map[StateStoreCustomMetric, Long] = Map(
     CommitLatencyMs -> commit.latencyMs,
     ChangelogBytes -> commit.changelogBytes,
     LoadLatencyMs -> load.latencyMs,
@@ -130,6 +141,10 @@ object StoreMetrics {
     SstBytes -> sstBytes,
     LocalBytes -> footprint.localBytes,
     FilesNotLocal -> footprint.filesNotLocal.toLong,
+    MemoryBudgetBytes -> memory.budgetBytes,
+    MemoryCacheBytes -> memory.cacheBytes,
+    MemoryMemtableBytes -> memory.memtableBytes,
+    MemoryResidentBytes -> memory.residentBytes,
     ExpiredRemovedOnAccess -> expiry.onAccess,
     ExpiredRemovedBySweep -> expiry.bySweep,
     ExpiredRemovedBeforeSnapshot -> expiry.beforeSnapshot,

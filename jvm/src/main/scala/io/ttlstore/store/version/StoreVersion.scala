@@ -14,6 +14,7 @@ import io.ttlstore.spark.{InstanceMetrics, StoreAdapter}
 import io.ttlstore.store.version.StoreLifecycle._
 import io.ttlstore.store.codec.{KeyCodec, TimestampedValue}
 import io.ttlstore.store.local.LocalCopy
+import io.ttlstore.store.rocksdb.MemoryFigures
 import io.ttlstore.ttl.SystemClock
 
 /**
@@ -171,7 +172,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
       db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
         expiredStored, rows.legacyRows, rows.upgrades, readAhead.fold(ReadAheadFigures.Zero)(_._2.figures.snapshot),
-        footprint),
+        footprint, db.map(_.memoryFigures).getOrElse(MemoryFigures.Zero)),
       settings.storeId, StoreGauges.values(footprint, expiredStored, SystemClock.millis()))
   }
 
