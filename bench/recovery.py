@@ -115,6 +115,9 @@ def session(master: str, provider_class: str, settings: dict[str, str], local: P
         SparkSession.builder.master(master).appName("recovery")
         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "4g").config("spark.executor.memory", "3g")
+        # The overhead an executor holding 0.7 GB of state would be given: ttlstore derives its memory budget from it
+        # (512 MiB, as these figures were first measured with; Spark's default 384 MiB would give it 96).
+        .config("spark.executor.memoryOverhead", "1g")
         .config("spark.local.dir", str(local))
         .config("spark.sql.shuffle.partitions", str(STORES))
         .config("spark.driver.extraClassPath", classes).config("spark.executor.extraClassPath", classes)
