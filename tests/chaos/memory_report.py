@@ -25,7 +25,7 @@ from soak_report import commit  # type: ignore[import-not-found]
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Measured (`make soak-memory`)"
 MiB = 1 << 20
-SHAPES = {"soak": "the soak's deduplication and aggregation on two `local-cluster` executors of 1,536 MiB",
+SHAPES = {"soak": "the soak's deduplication and aggregation on two `local-cluster` executors of 1 GiB",
           "watermarked-dedup": "a watermarked deduplication (`dropDuplicatesWithinWatermark`) in one `local[2]` JVM"}
 #: Per JVM, per figure: (label, where it comes from).
 FIGURES = {"rss_bytes": "RSS", "heap_rss_bytes": "RSS: the heap's pages",

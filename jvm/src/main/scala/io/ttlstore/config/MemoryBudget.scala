@@ -26,7 +26,7 @@ object MemoryBudget {
    * What an executor's overhead must hold beside ttlstore's budget: the JVM's own memory outside its heap
    * (metaspace, code, threads, the collector's structures, Netty's buffers) and ttlstore's native memory outside
    * the budget (index and filter blocks, table readers, the allocator's share). Measured by `make soak-memory` on
-   * executors of 1,536 MiB: 241 and 46 MiB (docs/memory.md).
+   * executors of 1 GiB (the soak's): 241 and 46 MiB (docs/memory.md).
    */
   val ReserveMiB = 288L
 
