@@ -2,6 +2,10 @@ package io.ttlstore.config
 
 import java.util.Locale
 
+import scala.util.Try
+
+import org.apache.spark.network.util.JavaUtils
+
 /**
  * The memory Spark gives each executor outside its heap (its memory overhead), worked out from the application's
  * Spark settings the way Spark's cluster managers work it out, and the cluster manager that runs the executors:
@@ -79,7 +83,7 @@ object ExecutorOverhead {
   private def overheadFactor(conf: Map[String, String], manager: ClusterManager): (Double, String) = {
     val executorKey = "spark.executor.memoryOverheadFactor"
     val k8sKey = "spark.kubernetes.memoryOverheadFactor"
-    def read(key: String) = conf.get(key).flatMap(v => scala.util.Try(v.trim.toDouble).toOption).map(_ -> key)
+    def read(key: String) = conf.get(key).flatMap(v => Try(v.trim.toDouble).toOption).map(_ -> key)
     read(executorKey)
       .orElse(if (manager == ClusterManager.Kubernetes) read(k8sKey) else None)
       .getOrElse {
@@ -90,18 +94,10 @@ object ExecutorOverhead {
       }
   }
 
-  /** A size setting in MiB, Spark's way: a whole number, MiB without a unit, else b, k, m, g, t or p (b after them). */
+  /**
+   * A size setting in MiB, read by Spark's own parser (MiB without a unit); a value Spark refuses counts as unset,
+   * as Spark itself names it when it sizes the executors.
+   */
   def mib(conf: Map[String, String], key: String): Option[Long] =
-    conf.get(key).flatMap(parseMib)
-
-  private val Size = """\s*(\d+)\s*([a-zA-Z]*)\s*""".r
-  private val Shifts = Map("" -> 20, "b" -> 0, "k" -> 10, "m" -> 20, "g" -> 30, "t" -> 40, "p" -> 50)
-
-  def parseMib(raw: String): Option[Long] = raw match {
-    case Size(n, unit) =>
-      val u = unit.toLowerCase(Locale.ROOT)
-      Shifts.get(if (u.length == 2 && u.endsWith("b")) u.take(1) else u)
-        .map(shift => ((BigInt(n) << shift) >> 20).min(BigInt(Long.MaxValue)).toLong)
-    case _ => None
-  }
+    conf.get(key).flatMap(raw => Try(JavaUtils.byteStringAsMb(raw)).toOption)
 }

@@ -37,10 +37,11 @@ class MemoryBudgetSuite extends AnyFunSuite {
     assert(ExecutorOverhead.of(conf, minOverheadSetting = false).mib == 384L)
   }
 
-  test("sizes read as Spark reads them: MiB without a unit") {
-    assert(Seq("512", "512m", "512MB", "1g", "1024k", "1073741824b", " 2 G ").map(ExecutorOverhead.parseMib) ==
-      Seq(Some(512L), Some(512L), Some(512L), Some(1024L), Some(1L), Some(1024L), Some(2048L)))
-    assert(Seq("1.5g", "lots", "12x").flatMap(ExecutorOverhead.parseMib).isEmpty)
+  test("sizes read as Spark reads them: MiB without a unit, a value Spark refuses as unset") {
+    def read(raw: String) = ExecutorOverhead.mib(Map("spark.executor.memory" -> raw), "spark.executor.memory")
+    assert(Seq("512", "512m", "1g", "1024k", " 2G ").map(read) ==
+      Seq(Some(512L), Some(512L), Some(1024L), Some(1L), Some(2048L)))
+    assert(Seq("1.5g", "lots", "12x").flatMap(read).isEmpty)
   }
 
   test("in local mode the budget is 512 MiB, as before executors had an overhead to fit") {

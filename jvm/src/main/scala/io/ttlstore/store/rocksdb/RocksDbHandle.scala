@@ -181,20 +181,13 @@ final class RocksDbHandle private (
   }
 
   /**
-   * Memory held by this instance: its table readers (outside the cache), its share of the shared
-   * block cache ([[SharedNativeResources.cacheShareBytes]]) and, when memory is not bounded, its
-   * memtables (bounded, they are charged to the cache and counted in the share).
+   * This instance's memory, read once: its share of its executor's (of the shared block cache, [[SharedNativeResources
+   * .cacheShareBytes]]), its own memtables and table readers (outside the cache).
    */
-  def memoryUsedBytes: Long = wrap("read its memory usage") {
-    db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem") +
-      SharedNativeResources.cacheShareBytes +
-      (if (memtablesInCache) 0L else db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"))
-  }
-
-  /** This instance's share of its executor's memory. */
   def memoryFigures: MemoryFigures = wrap("read its memory usage") {
     MemoryFigures(SharedNativeResources.budgetShareBytes, SharedNativeResources.cacheShareBytes,
-      db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"), SharedNativeResources.residentShareBytes)
+      db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"), SharedNativeResources.residentShareBytes,
+      db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"), memtablesInCache)
   }
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")

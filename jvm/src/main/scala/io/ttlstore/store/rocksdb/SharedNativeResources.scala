@@ -79,17 +79,13 @@ object SharedNativeResources extends Logging {
    * charged to it) over the open instances. Summed over an executor's stores it is the cache's usage,
    * as Spark's provider reports bounded memory.
    */
-  def cacheShareBytes: Long = {
-    val shared = memory
-    if (shared == null) 0L else shared.cache.getUsage / math.max(openInstances.get, 1)
-  }
+  def cacheShareBytes: Long = Option(memory).fold(0L)(shared => share(shared.cache.getUsage))
 
   /** This instance's share of the budget (bounded) or of the cache's size (unbounded), as [[cacheShareBytes]]. */
-  def budgetShareBytes: Long = {
-    val shared = memory
-    if (shared == null) 0L else shared.budget.cacheBytes / math.max(openInstances.get, 1)
-  }
+  def budgetShareBytes: Long = Option(memory).fold(0L)(shared => share(shared.budget.cacheBytes))
 
   /** This instance's share of the JVM's resident memory, as [[cacheShareBytes]]. */
-  def residentShareBytes: Long = ResidentMemory.bytes / math.max(openInstances.get, 1)
+  def residentShareBytes: Long = share(ResidentMemory.bytes)
+
+  private def share(executorBytes: Long): Long = executorBytes / math.max(openInstances.get, 1)
 }

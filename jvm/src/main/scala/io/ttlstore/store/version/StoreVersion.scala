@@ -168,11 +168,11 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
     val db = Option(local.db).filterNot(_.isClosed)
     val expiredStored = expiredStoredAtCommit.getOrElse(rows.expiredStored)
     val footprint = local.footprint
-    InstanceMetrics.storeMetrics(rows.rows + rows.legacyRows,
-      db.map(_.memoryUsedBytes).getOrElse(0L) + local.keyIndex.bytes,
+    val memory = db.map(_.memoryFigures).getOrElse(MemoryFigures.Zero)
+    InstanceMetrics.storeMetrics(rows.rows + rows.legacyRows, memory.usedBytes + local.keyIndex.bytes,
       StoreMetrics.custom(committed, settings.lastLoad, db.map(_.liveSstBytes).getOrElse(0L), rows.expiry,
         expiredStored, rows.legacyRows, rows.upgrades, readAhead.fold(ReadAheadFigures.Zero)(_._2.figures.snapshot),
-        footprint, db.map(_.memoryFigures).getOrElse(MemoryFigures.Zero)),
+        footprint, memory),
       settings.storeId, StoreGauges.values(footprint, expiredStored, SystemClock.millis()))
   }
 
