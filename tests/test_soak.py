@@ -85,6 +85,10 @@ def test_a_bounded_soak_reports_the_executors_memory_with_a_budget_derived_from_
     # One executor of 1 GiB with Spark's default overhead, the larger of 384 MiB and a tenth of its memory: the budget
     # is 384 - 288 = 96 MiB (not local mode's 512).
     assert_budget_reported(shipped["memory"], 96 * MiB)
+    # The limit a container would set it, heap plus the overhead its log names, which it stays below.
+    (limit,) = shipped["limit"].values()
+    assert (limit["heap_mib"], limit["overhead_mib"]) == (1024, 384), limit
+    assert limit["within"] and limit["peak_rss_bytes"] > limit["heap_mib"] * MiB // 4, limit
 
 
 def test_a_bounded_soak_finds_a_store_that_is_never_closed(tmp_path: Path, shipped: dict):

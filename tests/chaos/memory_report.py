@@ -1,7 +1,7 @@
-"""`make soak-memory`'s report: each provider's memory on the soak's shapes side by side, into docs/memory.md
-("Measured (`make soak-memory`)") and its plot docs/memory.png, from bench-output/soak-memory-<shape>-<run>.json
-(tests/chaos/soak.py --shape ... --out). A run is a provider (``ttlstore``, ``rocksdb``) or a labelled variant of
-one (``ttlstore-before``).
+"""`make soak-memory`'s report (with ``--container``, `make soak-container`'s): each provider's memory on the
+soak's shapes side by side, into docs/memory.md ("Measured (`make soak-memory`)") and its plot docs/memory.png,
+from bench-output/soak-memory-<shape>-<run>.json (tests/chaos/soak.py --shape ... --out). A run is a provider
+(``ttlstore``, ``rocksdb``) or a labelled variant of one (``ttlstore-before``, ``ttlstore-fall-back``).
 
 Per run, the figures are per JVM that holds state (an executor; the driver in the one-JVM shape), the median over
 the run's last quarter: RSS, the heap's resident pages, what the JVM itself committed outside its heap (Native
@@ -33,7 +33,9 @@ FIGURES = {"rss_bytes": "RSS", "heap_rss_bytes": "RSS: the heap's pages",
            "native_bytes": "native (RSS less the heap's pages and the JVM's own)", "state_memory_bytes": "state memory (as reported)",
            "local_sst_bytes": "local SST files"}
 #: What a labelled run was, where the report names it.
-LABELS = {"ttlstore-before": "ttlstore as it was before it set RocksDB's `uncache_aggressiveness` (commit 2e0092b)"}
+LABELS = {"ttlstore-before": "ttlstore as it was before it set RocksDB's `uncache_aggressiveness` (commit 2e0092b)",
+          "ttlstore-fall-back": "ttlstore whose input falls tenfold mid-way (`--drop-after`); its last quarter is after "
+                                "the fall"}
 #: Goals against Spark's RocksDB provider: figure -> the largest ratio allowed.
 RATIO_GOALS = {"native_bytes": 1.2, "rss_bytes": 1.1}
 #: Goal on the soak's shape: ttlstore's native memory at most this far above its live SST bytes.
@@ -96,6 +98,9 @@ def goals(shape: str, runs: dict[str, dict]) -> list[str]:
             if a and b:
                 out.append(wrap(f"- {FIGURES[figure]} at most {most}x Spark's RocksDB provider's ({shape}): "
                                 f"{a / b:.2f}x, {'met' if a / b <= most else 'not met'}", "  "))
+    for name, run in sorted(runs.items()):
+        if run.get("fall_back"):
+            out.append(fall_back_goal(name, run["fall_back"], len(run["samples"][-1]["executors"]) or 1))
     if ours and shape == "soak":
         native, sst = per_jvm(ours, "native_bytes"), per_jvm(ours, "local_sst_bytes")
         if native is not None and sst is not None:
@@ -104,6 +109,61 @@ def goals(shape: str, runs: dict[str, dict]) -> list[str]:
                             f"(soak): {above / MiB:,.0f} MiB above, "
                             f"{'met' if above <= NATIVE_ABOVE_LIVE_SST else 'not met'}", "  "))
     return out
+
+
+def fall_back_goal(name: str, fall: dict, jvms: int) -> str:
+    """Whether native memory, per JVM, fell back with the live set: 100 batches after the input fell tenfold, at most
+    NATIVE_ABOVE_LIVE_SST above the live SST bytes then (the before and after figures show how much it gave back)."""
+    before, after = fall["before"], fall["after"]
+    if before["native_bytes"] is None or after["native_bytes"] is None:
+        return f"- {name}: no samples {fall['drop_batch']} batches in and 100 after, to judge its fall back by"
+    above = (after["native_bytes"] - after["local_sst_bytes"]) / jvms
+    met = above <= NATIVE_ABOVE_LIVE_SST
+    return wrap(f"- native memory falls back within 100 batches when the live set shrinks tenfold ({name}): per JVM "
+                f"{before['native_bytes'] / jvms / MiB:,.0f} MiB with {before['local_sst_bytes'] / jvms / MiB:,.0f} "
+                f"MiB of live SST before, {after['native_bytes'] / jvms / MiB:,.0f} MiB with "
+                f"{after['local_sst_bytes'] / jvms / MiB:,.0f} MiB 100 batches after, {above / MiB:,.0f} MiB above "
+                f"it, {'met' if met else 'not met'}", "  ")
+
+
+CONTAINER_SECTION = "## Against a container's limit (`make soak-container`)"
+
+
+def container(run: dict) -> tuple[list[str], bool]:
+    """The container soak's section: per executor, its highest RSS against heap plus overhead; and whether all kept
+    below."""
+    limits = run.get("limit", {})
+    lines = [CONTAINER_SECTION, "",
+             wrap(f"Measured {time.strftime('%Y-%m-%d')} on commit {commit()}: ttlstore with its default settings, "
+                  f"{run['batches']:,} batches in {run['seconds'] / 60:.0f} minutes on two `local-cluster` executors "
+                  f"of {next(iter(limits.values()), {}).get('heap_mib', 0):,} MiB, each with the budget it derived "
+                  "from Spark's default overhead; the soak's deduplication beside an aggregation over "
+                  f"{statistics.median(s['state_rows'] for s in run['samples']):,.0f} rows in state (the median), "
+                  "read and rewritten all over as the batches go by, so the cache fills again and again. The limit "
+                  "is what YARN or Kubernetes would give each executor's container: its heap plus its overhead."), "",
+             "| executor | highest RSS | limit: heap + overhead | below it | highest: the heap's pages | the JVM's "
+             "own outside the heap | native | outside the heap (the JVM's own and native) |",
+             "|---|---|---|---|---|---|---|---|"]
+    outside = {}
+    for executor, figures in sorted(limits.items()):
+        def highest(figure: str, executor: str = executor) -> float:
+            return max((e[figure] for s in run["samples"] if (e := s["executors"].get(executor))
+                        and e.get(figure) is not None), default=0) / MiB
+        outside[executor] = max((e["rss_bytes"] - e["heap_rss_bytes"] for s in run["samples"]
+                                 if (e := s["executors"].get(executor)) and e.get("heap_rss_bytes") is not None),
+                                default=0) / MiB
+        lines.append(f"| {executor} | {figures['peak_rss_bytes'] / MiB:,.0f} MiB | {figures['limit_bytes'] / MiB:,.0f} "
+                     f"MiB: {figures['heap_mib']:,} + {figures['overhead_mib']:,} | "
+                     f"{'yes' if figures['within'] else 'no'} | {highest('heap_rss_bytes'):,.0f} MiB | "
+                     f"{highest('jvm_non_heap_bytes'):,.0f} MiB | {highest('native_bytes'):,.0f} MiB | "
+                     f"{outside[executor]:,.0f} MiB |")
+    fine = bool(limits) and all(f["within"] for f in limits.values())
+    overhead = next(iter(limits.values()), {}).get("overhead_mib", 0)
+    most = max(outside.values(), default=0)
+    held = "the overhead held it" if most <= overhead else "the heap's pages it never touched made up the rest"
+    lines += ["", wrap(f"Outside the heap the executors held at most {most:,.0f} MiB against an overhead of "
+                       f"{overhead:,} MiB: {held}.")]
+    return lines + [""], fine
 
 
 def plot(by_shape: dict[str, dict[str, dict]], out: Path) -> None:
@@ -130,7 +190,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "bench-output")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "memory.md")
+    parser.add_argument("--container", action="store_true",
+                        help="`make soak-container`'s section (soak-container-ttlstore.json) instead")
     args = parser.parse_args()
+    if args.container:
+        found = args.out / "soak-container-ttlstore.json"
+        if not found.exists():
+            sys.exit(f"no {found}: run `make soak-container` first")
+        lines, fine = container(json.loads(found.read_text()))
+        print("\n".join(lines))
+        replace_section(args.report, CONTAINER_SECTION, "\n".join(lines))
+        if not fine:
+            sys.exit(f"an executor's RSS reached the limit its container would have: see {args.report}")
+        return
     by_shape: dict[str, dict[str, dict]] = {}
     for path in sorted(args.out.glob("soak-memory-*.json")):
         run = json.loads(path.read_text())

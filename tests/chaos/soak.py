@@ -6,9 +6,9 @@ until it is clear whether anything grows that should not.
 With ``--remote-mb``, ttlstore runs in remote mode (``remote.localCacheMB``): the SST files beyond that many
 MiB per executor stay in the checkpoint (``make soak-remote``).
 
-Two queries run side by side on Spark's ``local-cluster[2,1,1536]`` (``--executors`` JVMs), with Spark's
-default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a micro-batch every
-``--trigger``), so new keys come in and old ones go out and the live set stays about ``rate x ttl``:
+Two queries run side by side on Spark's ``local-cluster`` (``--executors`` JVMs of ``--executor-memory``
+MiB), with Spark's default maintenance, fed by Spark's rate source (``--rate`` new keys a second, a micro-batch
+every ``--trigger``), so new keys come in and old ones go out and the live set stays about ``rate x ttl``:
 
 - ttlstore: ``dropDuplicates(value)`` and a count per ``value / 2``, both with a processing-time TTL of
   ``--ttl`` seconds;
@@ -25,6 +25,11 @@ the providers report it (``memoryUsedBytes``), the local SST bytes under the loc
 checkpoints' bytes and file count, and the latest batches' latency. The verdict per figure: over the
 second half of the run, the least-squares slope times the half's length (the drift a trend adds
 across it) must stay within the figure's band (``BANDS``). It prints ``RESULT {json}``.
+
+Other shapes (``--shape``) serve ``make soak-memory`` and ``make soak-container`` (docs/memory.md). With
+``--drop-after``, only a tenth of the keys come in after that many seconds, and the result's ``fall_back`` holds
+the native memory before and 100 batches after; on ``local-cluster``, its ``limit`` holds each executor's
+highest RSS against its heap plus the overhead its log names, the limit a container would set.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hooks  # noqa: E402
-from cluster.executors import executors, spark_home  # noqa: E402
+from cluster.executors import executors, memory_overheads_mib, spark_home  # noqa: E402
 from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
@@ -80,12 +85,25 @@ MEMORY_METRICS = {"memory_budget_bytes": "ttlstoreMemoryBudgetBytes", "memory_ca
                   "memory_resident_bytes": "ttlstoreMemoryResidentBytes"}
 
 
+#: The cache-churn shape's key space: with a 128-character digest a row, some 300 MiB of state per executor of two,
+#: several times a default budget, read and rewritten all over every batch.
+CHURN_KEYS = 2_000_000
+
+
 def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int,
-            shape: str = "soak") -> dict[str, tuple[str, DataFrame]]:
+            shape: str = "soak", drop_after_s: int = 0) -> dict[str, tuple[str, DataFrame]]:
     events = spark.readStream.format("rate").option("rowsPerSecond", rate).load()
+    if drop_after_s:  # the rate source numbers its rows from 0 at `rate` a second: after that, a tenth of the keys
+        events = events.where((F.col("value") < rate * drop_after_s) | (F.col("value") % 10 == 0))
     if shape == "watermarked-dedup":  # the same query on both providers, its state bounded by the watermark
         return {"dedup": ("append", events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
                           .dropDuplicatesWithinWatermark(["value"]))}
+    if shape == "cache-churn":  # every batch updates keys all over a fixed key space of CHURN_KEYS wide rows
+        churn = (events.groupBy((F.col("value") % CHURN_KEYS).alias("k"))
+                 .agg(F.max(F.sha2(F.col("value").cast("string"), 512)).alias("digest")))
+        dedup = (events.dropDuplicates(["value"]) if provider == "ttlstore" else
+                 events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds").dropDuplicatesWithinWatermark(["value"]))
+        return {"dedup": ("append", dedup), "churn": ("update", churn)}
     key = (F.col("value") / 2).cast("long").alias("k")
     if provider == "ttlstore":
         return {"dedup": ("append", events.dropDuplicates(["value"])),
@@ -213,6 +231,46 @@ def verdicts(samples: list[dict], figures: dict[str, tuple[float, float] | None]
     return out
 
 
+def container_limit(samples: list[dict], heap_mib: int, overheads_mib: dict[str, int]) -> dict[str, dict]:
+    """Per executor: its highest RSS over the run against the limit YARN or Kubernetes would set its container,
+    the heap plus the overhead it derived its budget from (its log), and whether it stayed below."""
+    out: dict[str, dict] = {}
+    for executor, overhead in overheads_mib.items():
+        peak = max((s["executors"][executor]["rss_bytes"] for s in samples if executor in s["executors"]), default=0)
+        limit = (heap_mib + overhead) * MiB
+        out[executor] = {"peak_rss_bytes": peak, "heap_mib": heap_mib, "overhead_mib": overhead,
+                         "limit_bytes": limit, "within": 0 < peak < limit}
+    return out
+
+
+#: After the live set shrinks, how many batches the memory has to fall back, and how many batches it is judged over.
+FALL_BACK_BATCHES, FALL_BACK_WINDOW = 100, 20
+
+
+def fall_back(samples: list[dict], drop_batch: int) -> dict:
+    """The native memory (summed over the JVMs) and the local SST bytes over the 50 batches before the live set
+    shrank and the window FALL_BACK_BATCHES after it, as medians, and how far native memory lies above the SST."""
+    def window(first: int, last: int) -> dict:
+        inside = [s for s in samples if first <= s["batch"] < last]
+        native = [sum(e["native_bytes"] for e in s["executors"].values() if e.get("native_bytes") is not None)
+                  for s in inside]
+        sst = [s["local_sst_bytes"] for s in inside]
+        return {"batches": [first, last], "samples": len(inside),
+                "native_bytes": statistics.median(native) if native else None,
+                "local_sst_bytes": statistics.median(sst) if sst else None}
+    before = window(drop_batch - 50, drop_batch)
+    after = window(drop_batch + FALL_BACK_BATCHES, drop_batch + FALL_BACK_BATCHES + FALL_BACK_WINDOW)
+    return {"drop_batch": drop_batch, "before": before, "after": after}
+
+
+def trigger_seconds(trigger: str) -> int:
+    """A processing-time trigger's interval in whole seconds ("1 second", "2 seconds"), at least 1."""
+    found = re.match(r"\s*(\d+)\s*seconds?\s*$", trigger)
+    if not found:
+        raise SystemExit(f"--drop-after needs a trigger in whole seconds, not {trigger!r}")
+    return max(1, int(found.group(1)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("work", type=Path)
@@ -227,10 +285,15 @@ def main() -> None:
     parser.add_argument("--remote-mb", type=int, default=0,
                         help="ttlstore in remote mode: MiB of local SST files per executor (remote.localCacheMB)")
     parser.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a Spark setting more")
-    parser.add_argument("--shape", choices=("soak", "watermarked-dedup"), default="soak",
-                        help="the soak's two queries on local-cluster executors, or a watermarked deduplication "
+    parser.add_argument("--shape", choices=("soak", "watermarked-dedup", "cache-churn"), default="soak",
+                        help="the soak's two queries on local-cluster executors; a watermarked deduplication "
                              "(dropDuplicatesWithinWatermark, the same query on both providers, ttlstore without a TTL) "
-                             "in one local[2] JVM")
+                             "in one local[2] JVM; or the soak's deduplication beside an aggregation over CHURN_KEYS "
+                             "keys of wide rows, all of them read and rewritten as the batches go by (local-cluster)")
+    parser.add_argument("--executor-memory", type=int, default=1024, help="MiB of heap per executor (local-cluster)")
+    parser.add_argument("--drop-after", type=int, default=0,
+                        help="seconds of events after which only a tenth of the keys come in (the live set shrinks "
+                             "tenfold); the result's fall_back compares the memory before and after")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
@@ -240,8 +303,10 @@ def main() -> None:
     if not (Path(os.environ.get("SPARK_HOME", "/nonexistent")) / "jars").is_dir():
         os.environ["SPARK_HOME"] = str(spark_home(args.work))  # local-cluster starts its executors from it
     one_jvm = args.shape == "watermarked-dedup"
-    master = "local[2]" if one_jvm else f"local-cluster[{args.executors},1,1536]"
+    # local-cluster's worker holds the executor's heap and some room beside it
+    master = "local[2]" if one_jvm else f"local-cluster[{args.executors},1,{args.executor_memory + 512}]"
     builder = (SparkSession.builder.master(master).appName(f"ttlstore-soak-{args.provider}")
+               .config("spark.executor.memory", f"{args.executor_memory}m")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.local.dir", str(local))
                .config(f"spark.{'driver' if one_jvm else 'executor'}.extraJavaOptions",
@@ -265,7 +330,8 @@ def main() -> None:
     app = spark.sparkContext.applicationId
     running = {name: df.writeStream.outputMode(mode).format("noop").trigger(processingTime=args.trigger)
                .option("checkpointLocation", str(checkpoints / name)).queryName(name).start()
-               for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl, args.shape).items()}
+               for name, (mode, df) in queries(spark, args.provider, args.rate, args.ttl, args.shape,
+                                             args.drop_after).items()}
     driver = (int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()),  # type: ignore[union-attr]
               "driver")
     samples: list[dict] = []
@@ -330,6 +396,10 @@ def main() -> None:
               "memory": {**{figure: samples[-1].get(figure, 0) for figure in MEMORY_METRICS},
                          "rss_bytes": sum(e.get("rss_bytes", 0) for e in samples[-1]["executors"].values())}
               if samples else {}}
+    if not one_jvm:
+        result["limit"] = container_limit(samples, args.executor_memory, memory_overheads_mib())
+    if args.drop_after and samples:
+        result["fall_back"] = fall_back(samples, args.drop_after // trigger_seconds(args.trigger))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))
     print("RESULT " + json.dumps({k: v for k, v in result.items() if k != "samples"}))

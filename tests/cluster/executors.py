@@ -79,11 +79,22 @@ def executors_by_store() -> dict[str, list[str]]:
     return {store: sorted(executors) for store, executors in sorted(found.items())}
 
 
+def memory_overheads_mib() -> dict[str, int]:
+    """The memory overhead each executor derived its ttlstore budget from (Spark's rule, as ttlstore's
+    ExecutorOverhead works it out), from their logs; executors given an explicit budget are left out."""
+    return _memory_logged(r"derived from the executors' memory overhead of (\d+) MiB")
+
+
 def memory_budgets_mib() -> dict[str, int]:
     """The RocksDB memory budget each executor chose when its first ttlstore store opened, from their logs."""
+    return _memory_logged(r"ttlstore's RocksDB memory in this executor: bounded: (\d+) MiB")
+
+
+def _memory_logged(pattern: str) -> dict[str, int]:
+    """Per executor, the MiB its log gives in the first match of `pattern`."""
     found: dict[str, int] = {}
     for log in worker_dir().glob("app-*/*/stderr"):
-        m = re.search(r"ttlstore's RocksDB memory in this executor: bounded: (\d+) MiB", log.read_text(errors="replace"))
+        m = re.search(pattern, log.read_text(errors="replace"))
         if m:
             found[log.parent.name] = int(m.group(1))
     return dict(sorted(found.items()))
