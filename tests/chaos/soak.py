@@ -95,26 +95,24 @@ def queries(spark: SparkSession, provider: str, rate: int, ttl_s: int,
     events = spark.readStream.format("rate").option("rowsPerSecond", rate).load()
     if drop_after_s:  # the rate source numbers its rows from 0 at `rate` a second: after that, a tenth of the keys
         events = events.where((F.col("value") < rate * drop_after_s) | (F.col("value") % 10 == 0))
-    if shape == "watermarked-dedup":  # the same query on both providers, its state bounded by the watermark
-        return {"dedup": ("append", events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
-                          .dropDuplicatesWithinWatermark(["value"]))}
+    # On both providers alike, or Spark's RocksDB provider's stand-in for the TTL: dropDuplicatesWithinWatermark keeps a
+    # key until its event time plus the delay falls behind the watermark (the latest event time less the delay), so
+    # for twice the delay, the TTL's live set.
+    watermarked = (events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
+                   .dropDuplicatesWithinWatermark(["value"]))
+    if shape == "watermarked-dedup":
+        return {"dedup": ("append", watermarked)}
+    dedup = events.dropDuplicates(["value"]) if provider == "ttlstore" else watermarked
     if shape == "cache-churn":  # every batch updates keys all over a fixed key space of CHURN_KEYS wide rows
         churn = (events.groupBy((F.col("value") % CHURN_KEYS).alias("k"))
                  .agg(F.max(F.sha2(F.col("value").cast("string"), 512)).alias("digest")))
-        dedup = (events.dropDuplicates(["value"]) if provider == "ttlstore" else
-                 events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds").dropDuplicatesWithinWatermark(["value"]))
         return {"dedup": ("append", dedup), "churn": ("update", churn)}
     key = (F.col("value") / 2).cast("long").alias("k")
-    if provider == "ttlstore":
-        return {"dedup": ("append", events.dropDuplicates(["value"])),
-                "count": ("update", events.groupBy(key).count())}
-    # The same live set as the TTL's: dropDuplicatesWithinWatermark keeps a key until its event time plus
-    # the delay falls behind the watermark (the latest event time less the delay), so for twice the delay;
-    # a 1-second window's counts stay until the watermark passes the window's end, the delay plus a second.
-    return {"dedup": ("append", events.withWatermark("timestamp", f"{ttl_s * 500} milliseconds")
-                      .dropDuplicatesWithinWatermark(["value"])),
-            "count": ("update", events.withWatermark("timestamp", f"{ttl_s - 1} seconds")
-                      .groupBy(F.window("timestamp", "1 second"), key).count())}
+    # Without a TTL, a 1-second window's counts stay until the watermark passes the window's end, the delay plus a second.
+    count = (events.groupBy(key).count() if provider == "ttlstore" else
+             events.withWatermark("timestamp", f"{ttl_s - 1} seconds").groupBy(F.window("timestamp", "1 second"), key)
+             .count())
+    return {"dedup": ("append", dedup), "count": ("update", count)}
 
 
 def tree(path: Path, suffix: str = "") -> tuple[int, int]:
@@ -248,8 +246,8 @@ FALL_BACK_BATCHES, FALL_BACK_WINDOW = 100, 20
 
 
 def fall_back(samples: list[dict], drop_batch: int) -> dict:
-    """The native memory (summed over the JVMs) and the local SST bytes over the 50 batches before the live set
-    shrank and the window FALL_BACK_BATCHES after it, as medians, and how far native memory lies above the SST."""
+    """The native memory (summed over the JVMs) and the local SST bytes, as medians over the 50 batches before the
+    live set shrank and over the window FALL_BACK_BATCHES after it."""
     def window(first: int, last: int) -> dict:
         inside = [s for s in samples if first <= s["batch"] < last]
         native = [sum(e["native_bytes"] for e in s["executors"].values() if e.get("native_bytes") is not None)
