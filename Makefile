@@ -437,8 +437,7 @@ chaos: install $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched
 # executors for SOAK_BATCHES batches on ttlstore, then SOAK_ANCHOR_BATCHES on Spark's RocksDB provider (the
 # same live set through watermarks; its batches take longer, and its figures are there to read against);
 # tests/chaos/soak_report.py writes the figures, their drift and bands into docs/reliability.md and
-# docs/soak.png, and fails if a figure of ttlstore's drifted out of its band. About 50 minutes and 50 more
-# here with the defaults (ttlstore's block cache fills to the default budget in some 1,600 of its batches).
+# docs/soak.png, and fails if a figure of ttlstore's grew beyond its band. About 50 minutes and 40 more here.
 SOAK_BATCHES ?= 3000
 SOAK_ANCHOR_BATCHES ?= 2000
 soak: install

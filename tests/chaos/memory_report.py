@@ -19,8 +19,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from report import replace_section  # type: ignore[import-not-found]
-from soak_report import commit  # type: ignore[import-not-found]
+from report import commit, replace_section  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Measured (`make soak-memory`)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -16,6 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 DAMAGE = "## Damage matrix outcomes (`make chaos`)"
 FUZZ = "## Fuzzed readers (`make chaos`)"
 CRASH_LOOP = "## Crash loop (`make chaos`)"
+
+
+def commit() -> str:
+    """The commit measured: the short hash of the work tree's HEAD."""
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
 def replace_section(doc: Path, heading: str, text: str) -> None:

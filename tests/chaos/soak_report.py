@@ -1,19 +1,19 @@
 """`make soak`'s report: the soak's figures per run into docs/reliability.md ("Soak (make soak)") and its
 plot into docs/soak.png, from bench-output/soak-<run>.json (tests/chaos/soak.py --out); with `--remote`,
 remote mode's soak (`make soak-remote`) into its own section and docs/soak-remote.png. It exits with 1 if
-a figure of ttlstore's drifted out of its band."""
+a figure of ttlstore's grew beyond its band."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from report import replace_section  # type: ignore[import-not-found]
+from memory_report import goals  # type: ignore[import-not-found]
+from report import commit, replace_section  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Soak (`make soak`)"
@@ -38,14 +38,14 @@ def section(runs: dict[str, dict], title: str = SECTION, image: str = "soak.png"
               "checkpoint" for r in runs.values() if r.get("remote_mb")]
     lines = [title, "",
              f"Measured {time.strftime('%Y-%m-%d')} on commit {commit()}. tests/chaos/soak.py: a deduplication and an "
-             f"aggregation side by side on `local-cluster[2,1,1536]`, each provider with its default settings (ttlstore: "
-             f"a memory budget of 512 MiB per executor{''.join(f'; in remote mode, {r}' for r in remote)}), Spark's "
+             f"aggregation side by side on {executors(first)}, each provider with its default settings (ttlstore: "
+             f"{budget(runs)}{''.join(f'; in remote mode, {r}' for r in remote)}), Spark's "
              f"default maintenance, {first['rate']:,} new keys a second from "
              f"Spark's rate source, a batch every {first['trigger']}, keys living {first['ttl_s']} s (ttlstore's TTL; "
              "the RocksDB provider's watermarks, each set so that its operator keeps a key as long), so the live set "
              "stays constant and the same on both. Per figure: the median over the "
              "second half of the run, and the drift a least-squares trend adds across that half against the band "
-             f"it must stay within (per executor where the figure is one). ![the soak's figures]({image})", "",
+             f"it must not rise beyond (per executor where the figure is one). ![the soak's figures]({image})", "",
              "| figure | " + " | ".join(f"{NAMES.get(p, p)}: median, drift (band)" for p in runs) + " |",
              "|---|" + "---|" * len(runs)]
     order = list(FIGURES)
@@ -66,11 +66,29 @@ def section(runs: dict[str, dict], title: str = SECTION, image: str = "soak.png"
     lines.append("")
     lines.append("Runs: " + "; ".join(f"{NAMES.get(p, p)} {r['batches']:,} batches in {r['seconds'] / 60:.0f} min, "
                                        f"{live_rows(r):,.0f} rows in state (median)" for p, r in runs.items()) + ".")
+    memory_goals = goals("soak", runs)
+    if memory_goals:  # docs/memory.md's goals, judged per executor over each run's last quarter
+        lines += ["", "Memory, per executor over each run's last quarter ([memory.md](memory.md)):", "", *memory_goals]
     return "\n".join(lines) + "\n"
 
 
-def commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+def executors(run: dict) -> str:
+    """The run's executors as its `limit` figures name them (heap and the overhead each logged)."""
+    limits = list(run.get("limit", {}).values())
+    if not limits:
+        return "`local-cluster` executors"
+    count = {1: "one", 2: "two", 3: "three", 4: "four"}.get(len(limits), f"{len(limits):,}")
+    return (f"{count} `local-cluster` executors of {limits[0]['heap_mib']:,} MiB (Spark's overhead: "
+            f"{limits[0]['overhead_mib']:,} MiB)")
+
+
+def budget(runs: dict[str, dict]) -> str:
+    """ttlstore's memory budget per executor, as its progress reported it."""
+    run = next((r for p, r in runs.items() if p.startswith("ttlstore")), None)
+    total, count = (run or {}).get("memory", {}).get("memory_budget_bytes"), len((run or {}).get("limit", {}))
+    if not total or not count:
+        return "the memory budget it derives"
+    return f"a memory budget of {total / count / MiB:,.0f} MiB per executor, derived from the overhead"
 
 
 def live_rows(run: dict) -> float:
