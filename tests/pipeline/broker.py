@@ -67,7 +67,9 @@ class KafkaBroker:
     def __enter__(self) -> KafkaBroker:
         self.work.mkdir(parents=True, exist_ok=True)
         config = self._write_config()
-        cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster = "-"
+        while cluster.startswith("-"):  # as Kafka's Uuid.randomUuid: StorageTool reads "-..." as an option
+            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         subprocess.run(self._java("kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(config)),
                        check=True, capture_output=True, timeout=self.start_timeout_s)
         with open(self.work / "broker.log", "wb") as log:
