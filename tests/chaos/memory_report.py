@@ -19,7 +19,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from report import commit, replace_section  # type: ignore[import-not-found]
+from report import commit, executors, replace_section  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Measured (`make soak-memory`)"
@@ -134,8 +134,8 @@ def container(run: dict) -> tuple[list[str], bool]:
     limits = run.get("limit", {})
     lines = [CONTAINER_SECTION, "",
              wrap(f"Measured {time.strftime('%Y-%m-%d')} on commit {commit()}: ttlstore with its default settings, "
-                  f"{run['batches']:,} batches in {run['seconds'] / 60:.0f} minutes on two `local-cluster` executors "
-                  f"of {next(iter(limits.values()), {}).get('heap_mib', 0):,} MiB, each with the budget it derived "
+                  f"{run['batches']:,} batches in {run['seconds'] / 60:.0f} minutes on {executors(run)}, each with the "
+                  "budget it derived "
                   "from Spark's default overhead; the soak's deduplication beside an aggregation over "
                   f"{statistics.median(s['state_rows'] for s in run['samples']):,.0f} rows in state (the median), "
                   "read and rewritten all over as the batches go by, so the cache fills again and again. The limit "

@@ -24,6 +24,16 @@ def commit() -> str:
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
+def executors(run: dict) -> str:
+    """The run's executors as its `limit` figures name them (heap and the overhead each logged)."""
+    limits = list(run.get("limit", {}).values())
+    if not limits:
+        return "`local-cluster` executors"
+    count = {1: "one", 2: "two", 3: "three", 4: "four"}.get(len(limits), f"{len(limits):,}")
+    return (f"{count} `local-cluster` executors of {limits[0]['heap_mib']:,} MiB (Spark's overhead: "
+            f"{limits[0]['overhead_mib']:,} MiB)")
+
+
 def replace_section(doc: Path, heading: str, text: str) -> None:
     """Replaces the section that starts with `heading` (up to the next `## `) with `text`, or appends it."""
     content = doc.read_text()

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from memory_report import goals  # type: ignore[import-not-found]
-from report import commit, replace_section  # type: ignore[import-not-found]
+from report import commit, executors, replace_section  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Soak (`make soak`)"
@@ -70,16 +70,6 @@ def section(runs: dict[str, dict], title: str = SECTION, image: str = "soak.png"
     if memory_goals:  # docs/memory.md's goals, judged per executor over each run's last quarter
         lines += ["", "Memory, per executor over each run's last quarter ([memory.md](memory.md)):", "", *memory_goals]
     return "\n".join(lines) + "\n"
-
-
-def executors(run: dict) -> str:
-    """The run's executors as its `limit` figures name them (heap and the overhead each logged)."""
-    limits = list(run.get("limit", {}).values())
-    if not limits:
-        return "`local-cluster` executors"
-    count = {1: "one", 2: "two", 3: "three", 4: "four"}.get(len(limits), f"{len(limits):,}")
-    return (f"{count} `local-cluster` executors of {limits[0]['heap_mib']:,} MiB (Spark's overhead: "
-            f"{limits[0]['overhead_mib']:,} MiB)")
 
 
 def budget(runs: dict[str, dict]) -> str:
