@@ -80,7 +80,7 @@ class QueryStartCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
     val yarn = ExecutorOverhead.of(Map("spark.master" -> "yarn", "spark.executor.memory" -> "2g"),
       minOverheadSetting = true)
     val e = intercept[TtlStoreException](QueryStartCheck.check(Map(MaxMemoryUsageMb.key -> "512"), ops, yarn))
-    assert(e.errorName == "BUDGET_EXCEEDS_OVERHEAD" && e.getMessage.contains("800 MiB"), e.getMessage)
+    assert(e.errorName == "BUDGET_EXCEEDS_OVERHEAD" && e.getMessage.contains("1312 MiB"), e.getMessage)
     QueryStartCheck.check(Map.empty, ops, yarn)
     assert(run(Map(MaxMemoryUsageMb.key -> "512"))(dedupAndCount).isEmpty)
   }

@@ -23,12 +23,19 @@ object MemoryBudget {
   private val MiB = 1024L * 1024
 
   /**
-   * What an executor's overhead must hold beside ttlstore's budget: the JVM's own memory outside its heap
-   * (metaspace, code, threads, the collector's structures, Netty's buffers) and ttlstore's native memory outside
-   * the budget (index and filter blocks, table readers, the allocator's share). Measured by `make soak-memory` on
-   * executors of 1 GiB (the soak's): 241 and 46 MiB (docs/memory.md).
+   * What an executor's overhead must hold beside ttlstore's native memory: the JVM's own memory outside its heap
+   * (metaspace, code, threads, the collector's structures, Netty's buffers). Measured by `make soak-memory` on
+   * executors of 1 GiB (the soak's): 241 MiB, and 260-268 MiB on executors of 2 GiB (docs/memory.md).
    */
   val ReserveMiB = 288L
+
+  /**
+   * ttlstore's native memory at its peak for each MiB of budget: the budget itself, and as much again beside it
+   * once reads and compactions churn a full cache (glibc's arenas keep what RocksDB's threads freed; index and
+   * filter blocks, table readers). Measured on `--shape cache-churn` (docs/memory.md, "A state of some hundreds of
+   * MiB"): 1.9-2.3x the state memory per executor, with budgets of 48, 64 and 96 MiB.
+   */
+  val PeakPerBudgetMiB = 2L
 
   /** The budget without an overhead to fit (local mode), and the most a derived budget takes. */
   val LocalMiB = 512L
@@ -36,17 +43,19 @@ object MemoryBudget {
   /** The least a derived budget takes, however small the overhead. */
   val FloorMiB = 64L
 
+  /** The largest budget whose peak fits an overhead of `overheadMiB` beside [[ReserveMiB]] (0 if none does). */
+  def fitsMiB(overheadMiB: Long): Long = math.max(overheadMiB - ReserveMiB, 0L) / PeakPerBudgetMiB
+
   /**
-   * The budget when `maxMemoryUsageMB` is unset: on executors, what the overhead leaves after [[ReserveMiB]], at
-   * most half of it (the JVM's own memory grows with the heap), at least [[FloorMiB]] and at most [[LocalMiB]];
-   * in local mode, [[LocalMiB]].
+   * The budget when `maxMemoryUsageMB` is unset: on executors, the largest that fits the overhead ([[fitsMiB]]), at
+   * least [[FloorMiB]] and at most [[LocalMiB]]; in local mode, [[LocalMiB]].
    */
   def derivedMiB(overhead: ExecutorOverhead): Long =
     if (overhead.manager == ClusterManager.Local) LocalMiB
-    else math.min(LocalMiB, math.max(FloorMiB, overhead.mib - math.max(ReserveMiB, overhead.mib / 2)))
+    else math.min(LocalMiB, math.max(FloorMiB, fitsMiB(overhead.mib)))
 
   /** The overhead in MiB that a budget of `budgetMiB` needs. */
-  def overheadNeededMiB(budgetMiB: Long): Long = budgetMiB + ReserveMiB
+  def overheadNeededMiB(budgetMiB: Long): Long = ReserveMiB + PeakPerBudgetMiB * budgetMiB
 
   /**
    * The budget the confs set, for executors with `overhead`. The sizes of the other mode are refused rather than
@@ -67,7 +76,7 @@ object MemoryBudget {
         case Some(set) =>
           if (overhead.manager.enforcesOverhead && overheadNeededMiB(set) > overhead.mib) {
             throw TtlStoreErrors.budgetExceedsOverhead(MaxMemoryUsageMb.key, set, overhead.mib, overhead.how,
-              overhead.manager.name, overheadNeededMiB(set), derivedMiB(overhead))
+              overhead.manager.name, overheadNeededMiB(set), fitsMiB(overhead.mib), derivedMiB(overhead))
           }
           set -> MaxMemoryUsageMb.key
         case None if overhead.manager == ClusterManager.Local =>

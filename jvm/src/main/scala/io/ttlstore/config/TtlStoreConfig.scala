@@ -37,11 +37,11 @@ object TtlStoreConfig {
         "(the block cache and the memtables charged to it; index and filter blocks too with " +
         "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
         "writeBufferCacheRatio of it, the store being written flushes its memtable. Unset: 512 in " +
-        "local mode; on executors, what spark.executor.memoryOverhead (or Spark's default overhead) " +
-        "leaves after 288 MiB for the JVM's own memory outside the heap and ttlstore's outside the " +
-        "budget, at most half the overhead, from 64 to 512. On YARN and Kubernetes a value that " +
-        "needs more overhead than the executors have (it plus 288 MiB) is refused. The first store " +
-        "opened in an executor sets it.",
+        "local mode; on executors, half of what spark.executor.memoryOverhead (or Spark's default " +
+        "overhead) leaves after 288 MiB for the JVM's own memory outside the heap (ttlstore's native " +
+        "memory beside the budget grows as large as the budget once reads churn a full cache), from " +
+        "64 to 512. On YARN and Kubernetes a value that needs more overhead than the executors have " +
+        "(twice it plus 288 MiB) is refused. The first store opened in an executor sets it.",
       form, form.parse(_).map(Some(_)))
   }
 

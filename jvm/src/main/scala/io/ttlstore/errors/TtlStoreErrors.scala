@@ -38,16 +38,17 @@ object TtlStoreErrors {
       overheadHow: String,
       manager: String,
       neededMiB: Long,
-      fitsMiB: Long): TtlStoreException =
+      atMostMiB: Long,
+      derivedMiB: Long): TtlStoreException =
     error("BUDGET_EXCEEDS_OVERHEAD", "key" -> key, "value" -> budgetMiB, "overheadMiB" -> overheadMiB,
       "neededMiB" -> neededMiB)(
       s"$key=$budgetMiB does not fit the executors' memory overhead of $overheadMiB MiB ($overheadHow), " +
         s"which $manager enforces as part of each executor's memory limit: beside the budget, the " +
-        s"overhead holds the JVM's own memory outside its heap and ttlstore's native memory outside the budget, " +
-        s"about ${neededMiB - budgetMiB} MiB, so the executor would be killed once the cache fills. Set " +
-        s"spark.executor.memoryOverhead to at least $neededMiB MiB, or $key to at most " +
-        s"${math.max(overheadMiB - (neededMiB - budgetMiB), 0L)}, or unset $key to let ttlstore derive " +
-        s"$fitsMiB MiB from the overhead.")
+        s"overhead holds the JVM's own memory outside its heap and ttlstore's native memory outside the budget " +
+        s"(as much again as the budget once reads churn a full cache), about ${neededMiB - budgetMiB} MiB, so the " +
+        s"executor would be killed once the cache fills. Set spark.executor.memoryOverhead to at least " +
+        s"$neededMiB MiB, or $key to at most $atMostMiB, or unset $key to let ttlstore derive $derivedMiB MiB " +
+        "from the overhead.")
 
   def unknownConfig(key: String, known: Seq[String], scoped: Seq[String]): TtlStoreException =
     error("UNKNOWN_CONFIG", "key" -> key)(

@@ -50,22 +50,26 @@ class MemoryBudgetSuite extends AnyFunSuite {
     assert(budgetMiB(Map.empty, local) == 512L)
   }
 
-  test("on executors an unset budget is what the overhead leaves after the JVM's share, at most half of it") {
-    assert(budgetMiB(Map.empty, yarn2g) == 96L)
+  test("on executors an unset budget is half of what the overhead leaves after the JVM's share") {
+    assert(budgetMiB(Map.empty, yarn2g) == 64L)
     val derived = MemoryBudget.parse(Map.empty, yarn2g)
     assert(derived.origin.contains("384 MiB") && derived.origin.contains("spark.executor.memory 2048 MiB"))
     val local2 = overhead("spark.master" -> "local-cluster[2,1,2048]", "spark.executor.memory" -> "2g")
-    assert(budgetMiB(Map.empty, local2) == 96L)
+    assert(budgetMiB(Map.empty, local2) == 64L)
     def at(overheadMiB: Long) = budgetMiB(Map.empty, ExecutorOverhead(ClusterManager.Yarn, overheadMiB, "set"))
-    assert(Seq(100L, 352L, 384L, 576L, 819L, 1024L, 4096L).map(at) == Seq(64L, 64L, 96L, 288L, 410L, 512L, 512L))
+    assert(Seq(100L, 384L, 480L, 640L, 819L, 1024L, 1312L, 4096L).map(at) ==
+      Seq(64L, 64L, 96L, 176L, 265L, 368L, 512L, 512L))
   }
 
   test("an explicit budget that YARN or Kubernetes cannot hold is refused with the overhead it needs") {
-    val e = intercept[TtlStoreException](MemoryBudget.parse(Map(MaxMemoryUsageMb.key -> "512"), yarn2g))
+    val e = intercept[TtlStoreException](MemoryBudget.parse(Map(MaxMemoryUsageMb.key -> "96"), yarn2g))
     assert(e.errorName == "BUDGET_EXCEEDS_OVERHEAD")
-    Seq(MaxMemoryUsageMb.key, "384 MiB", "YARN", "spark.executor.memoryOverhead to at least 800 MiB",
-      "at most 96", "derive 96 MiB").foreach(part => assert(e.getMessage.contains(part), part))
-    assert(budgetMiB(Map(MaxMemoryUsageMb.key -> "96"), yarn2g) == 96L)
+    Seq(MaxMemoryUsageMb.key, "384 MiB", "YARN", "spark.executor.memoryOverhead to at least 480 MiB",
+      "at most 48", "derive 64 MiB").foreach(part => assert(e.getMessage.contains(part), part))
+    assert(budgetMiB(Map(MaxMemoryUsageMb.key -> "48"), yarn2g) == 48L)
+    val eightGiB = overhead("spark.master" -> "yarn", "spark.executor.memory" -> "8g")
+    assert(budgetMiB(Map(MaxMemoryUsageMb.key -> "265"), eightGiB) == 265L)
+    intercept[TtlStoreException](MemoryBudget.parse(Map(MaxMemoryUsageMb.key -> "266"), eightGiB))
   }
 
   test("where nothing enforces the overhead an explicit budget stands as set") {
