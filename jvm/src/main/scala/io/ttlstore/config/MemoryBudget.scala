@@ -35,7 +35,7 @@ object MemoryBudget {
    * filter blocks, table readers). Measured on `--shape cache-churn` (docs/memory.md, "A state of some hundreds of
    * MiB"): 1.9-2.3x the state memory per executor, with budgets of 48, 64 and 96 MiB.
    */
-  val PeakPerBudgetMiB = 2L
+  val PeakPerBudgetMiB = 2L // maxMemoryUsageMB's doc says "half" and "twice"
 
   /** The budget without an overhead to fit (local mode), and the most a derived budget takes. */
   val LocalMiB = 512L
