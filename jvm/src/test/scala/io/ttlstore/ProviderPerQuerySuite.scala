@@ -91,13 +91,17 @@ class ProviderPerQuerySuite extends AnyFunSuite with BeforeAndAfterAll {
       val ours = ttlDedup(words, dir, "per_query_rtm_dedup")
       val input = LowLatencyMemoryStream[String](2)(Encoders.STRING, spark.sqlContext)
       input.addData("x", "y", "x")
-      val realTime = onSparksProvider(FormatKey -> "2") {
-        input.toDS().dropDuplicates("value").writeStream.outputMode("update").foreach(new Collect)
-          .option("checkpointLocation", new File(dir, "rtm").getPath).trigger(RealTimeTrigger("5 seconds")).start()
-      }
+      var realTime: StreamingQuery = null
       try {
+        // ttlstore's batch runs before the Real-Time query starts: each Real-Time batch needs all four slots of
+        // local[4] free when it begins, and fails (CONCURRENT_SCHEDULER_INSUFFICIENT_SLOT) if a batch of ours holds
+        // some then. The queries still run side by side: ours takes "b" below while the Real-Time one is active.
         words.addData("a", "a")
         ours.processAllAvailable()
+        realTime = onSparksProvider(FormatKey -> "2") {
+          input.toDS().dropDuplicates("value").writeStream.outputMode("update").foreach(new Collect)
+            .option("checkpointLocation", new File(dir, "rtm").getPath).trigger(RealTimeTrigger("5 seconds")).start()
+        }
         val deadline = System.nanoTime() + 60L * 1000000000L
         while (emitted.asScala.toSet != Set("x", "y") && System.nanoTime() < deadline && realTime.isActive) {
           Thread.sleep(100)
@@ -108,7 +112,7 @@ class ProviderPerQuerySuite extends AnyFunSuite with BeforeAndAfterAll {
         assert(table("per_query_rtm_dedup") == Set("a", "b"))
       } finally {
         ours.stop()
-        realTime.stop()
+        if (realTime != null) realTime.stop()
       }
       assert(pinned(new File(dir, "rtm")) == RocksDbProvider)
     }
