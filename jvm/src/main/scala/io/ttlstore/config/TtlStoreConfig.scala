@@ -37,12 +37,12 @@ object TtlStoreConfig {
         "(the block cache and the memtables charged to it; index and filter blocks too with " +
         "indexAndFiltersInCache, else they come on top). When the memtables of all stores reach " +
         "writeBufferCacheRatio of it, the store being written flushes its memtable. " +
-        s"Unset: ${MemoryBudget.LocalMiB} in local mode; on executors, half of what " +
+        s"Unset: ${BudgetRule.LocalMiB} in local mode; on executors, half of what " +
         "spark.executor.memoryOverhead (or Spark's default overhead) leaves after " +
-        s"${MemoryBudget.ReserveMiB} MiB for the JVM's own memory outside the heap (ttlstore's native " +
+        s"${BudgetRule.ReserveMiB} MiB for the JVM's own memory outside the heap (ttlstore's native " +
         "memory beside the budget grows as large as the budget once reads churn a full cache), from " +
-        s"${MemoryBudget.FloorMiB} to ${MemoryBudget.LocalMiB}. On YARN and Kubernetes a value that needs " +
-        s"more overhead than the executors have (twice it plus ${MemoryBudget.ReserveMiB} MiB) is refused. " +
+        s"${BudgetRule.FloorMiB} to ${BudgetRule.LocalMiB}. On YARN and Kubernetes a value that needs " +
+        s"more overhead than the executors have (twice it plus ${BudgetRule.ReserveMiB} MiB) is refused. " +
         "The first store opened in an executor sets it.",
       form, form.parse(_).map(Some(_)))
   }
