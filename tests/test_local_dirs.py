@@ -52,6 +52,7 @@ def test_working_copies_are_deleted_when_the_jvm_exits(tmp_path: Path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "STORES 2" in done.stdout, done.stdout  # one working copy per partition while running
     assert not list(local.glob("ttlstore-*")), "working copies left behind after the JVM exited"
+    assert not list(local.glob(".ttlstore-*.claim")), "the JVM's claim on the directory left behind"
 
 
 def test_working_copies_of_a_killed_jvm_are_removed_by_the_next_one(tmp_path: Path):
@@ -74,11 +75,12 @@ def test_working_copies_of_a_killed_jvm_are_removed_by_the_next_one(tmp_path: Pa
         driver.wait()
     left = sorted(p.name for p in local.glob("ttlstore-*"))
     assert len(left) == 2, left  # what a killed JVM leaves: one working copy per partition
+    assert len(list(local.glob(".ttlstore-*.claim"))) == 1  # and its claim, whose lock went with it
 
     done = run_to_the_end(local, tmp_path / "next", source)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "STORES 2" in done.stdout, (done.stdout, left)  # its own two; the killed JVM's are gone
-    assert not list(local.glob("ttlstore-*"))
+    assert not list(local.glob("ttlstore-*")) and not list(local.glob(".ttlstore-*.claim"))
 
 
 def process_runs(pid: int) -> bool:

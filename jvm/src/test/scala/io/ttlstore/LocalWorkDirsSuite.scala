@@ -59,16 +59,62 @@ class LocalWorkDirsSuite extends AnyFunSuite {
     }
   }
 
-  test("a running process keeps its directories, unless its id now belongs to a process started later") {
+  test("a running process keeps its directories whatever start time they record, as after the clock was stepped") {
     withRoot { root =>
       val sleeper = new ProcessBuilder("sleep", "60").start()
       try {
         val handle = sleeper.toHandle
-        val running = dirOf(root, self.copy(pid = handle.pid(), startMs = startOf(handle)))
-        val reused = dirOf(root, self.copy(pid = handle.pid(), startMs = startOf(handle) - 60000))
+        val recorded = dirOf(root, self.copy(pid = handle.pid(), startMs = startOf(handle)))
+        val stepped = dirOf(root, self.copy(pid = handle.pid(), startMs = startOf(handle) - 60000))
+
+        assert(LocalWorkDirs.removeAbandoned(root).isEmpty)
+        assert(recorded.exists() && stepped.exists())
+      } finally sleeper.destroyForcibly().waitFor()
+    }
+  }
+
+  /** Another JVM that claims `root` as an owner of start time 1 (no clock is read) until it is killed. */
+  private def claimingProcess(root: File): Process = {
+    val source = new File(root, "Claim.java")
+    Files.write(source.toPath,
+      s"""import java.nio.channels.FileChannel; import java.nio.file.*;
+         |public class Claim { public static void main(String[] a) throws Exception {
+         |  long pid = ProcessHandle.current().pid();
+         |  Path claim = Paths.get(a[0], ".ttlstore-${self.host}-" + pid + "-1.claim");
+         |  FileChannel.open(claim, StandardOpenOption.CREATE, StandardOpenOption.WRITE).lock();
+         |  System.out.println(pid); System.out.flush(); Thread.sleep(120000);
+         |}}""".stripMargin.getBytes)
+    new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath, source.getPath, root.getPath)
+      .redirectError(ProcessBuilder.Redirect.INHERIT).start()
+  }
+
+  test("an owner's claim keeps its directories while it runs; once it is killed, they and the claim go") {
+    withRoot { root =>
+      val holder = claimingProcess(root)
+      try {
+        val pid = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream)).readLine().toLong
+        val owner = Owner(self.host, pid, 1L)
+        val theirs = dirOf(root, owner)
+        assert(LocalWorkDirs.removeAbandoned(root).isEmpty)
+        assert(theirs.exists())
+
+        holder.destroyForcibly().waitFor()
+        assert(LocalWorkDirs.removeAbandoned(root) == Seq(theirs))
+        assert(!theirs.exists() && !LocalWorkDirs.claimFile(root, owner).exists())
+      } finally holder.destroyForcibly().waitFor()
+    }
+  }
+
+  test("the claim of an owner whose id now belongs to another process is free, so its directories go") {
+    withRoot { root =>
+      val sleeper = new ProcessBuilder("sleep", "60").start()
+      try {
+        val earlier = self.copy(pid = sleeper.toHandle.pid(), startMs = startOf(sleeper.toHandle) - 60000)
+        assert(LocalWorkDirs.claimFile(root, earlier).createNewFile()) // left by the id's killed first owner
+        val reused = dirOf(root, earlier)
 
         assert(LocalWorkDirs.removeAbandoned(root) == Seq(reused))
-        assert(running.exists())
+        assert(!LocalWorkDirs.claimFile(root, earlier).exists())
       } finally sleeper.destroyForcibly().waitFor()
     }
   }
@@ -91,17 +137,21 @@ class LocalWorkDirsSuite extends AnyFunSuite {
 
       assert(!dead.exists())
       assert(LocalWorkDirs.ownerOf(made.getName).contains(self))
+      assert(LocalWorkDirs.claimFile(root, self).exists())
       LocalWorkDirs.release(made)
     }
   }
 
-  test("whether a directory is abandoned is a pure rule over the process table") {
+  test("whether a directory is abandoned is a pure rule over its owner's claim and the process table") {
+    import LocalWorkDirs.Claim
     val owner = Owner(self.host, 42L, 1000L)
-    assert(LocalWorkDirs.abandoned(owner, self, _ => None))
-    assert(!LocalWorkDirs.abandoned(owner, self, _ => Some(Some(1000L))))
-    assert(LocalWorkDirs.abandoned(owner, self, _ => Some(Some(2000L))))
-    assert(!LocalWorkDirs.abandoned(owner, self, _ => Some(None)))
-    assert(!LocalWorkDirs.abandoned(owner.copy(startMs = 0L), self, _ => Some(Some(2000L))))
-    assert(!LocalWorkDirs.abandoned(self, self, _ => None))
+    assert(LocalWorkDirs.abandoned(owner, self, Claim.Free, _ => true))
+    assert(!LocalWorkDirs.abandoned(owner, self, Claim.Held, _ => false))
+    assert(LocalWorkDirs.abandoned(owner, self, Claim.Missing, _ => false))
+    assert(!LocalWorkDirs.abandoned(owner, self, Claim.Missing, _ => true))
+    assert(!LocalWorkDirs.abandoned(self, self, Claim.Free, _ => false))
+    assert(!LocalWorkDirs.abandoned(owner.copy(host = LocalWorkDirs.hostHash("another-host")), self, Claim.Free,
+        _ => false))
   }
+
 }

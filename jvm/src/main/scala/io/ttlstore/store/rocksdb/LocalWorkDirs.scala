@@ -2,7 +2,9 @@ package io.ttlstore.store.rocksdb
 
 import java.io.File
 import java.net.InetAddress
+import java.nio.channels.{FileChannel, OverlappingFileLockException}
 import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, NoSuchFileException, StandardOpenOption}
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
@@ -21,25 +23,49 @@ import org.apache.spark.internal.Logging
  *
  * A process killed with SIGKILL runs no hook. So each directory's name carries its owner (a hash of
  * the host name, the process id and the process's start time,
- * `ttlstore-<host>-<pid>-<startMs>-<uuid>`), and the first directory this JVM makes under a root
- * removes the directories there whose owner no longer runs: same host, and no process with that id,
- * or one that started at another time (the id was reused). Directories of other hosts (a local
- * root shared between containers), of processes that still run, and of another form are left alone.
+ * `ttlstore-<host>-<pid>-<startMs>-<uuid>`), and the owner holds a claim on the root while it runs: a
+ * file named for it (`.ttlstore-<host>-<pid>-<startMs>.claim`) that it keeps locked. The kernel drops
+ * the lock when the process ends, however it ends. The first directory a JVM makes under a root removes
+ * the directories there whose owner no longer runs: same host, and its claim is free (or, without a
+ * claim, no process has the owner's id). No clock is read to judge: a start time comes from the wall
+ * clock at boot, and two live JVMs read it differently once the clock was stepped (a resumed VM), which
+ * once made one delete another's open store. Directories of other hosts (a local root shared between
+ * containers), of processes that still run, and of another form are left alone.
  */
 object LocalWorkDirs extends Logging {
 
   /** Who made a working directory: a host (hashed), a process id and that process's start time. */
   final case class Owner(host: String, pid: Long, startMs: Long)
 
+  /** Whether an owner still runs, as its claim on a root says. */
+  sealed trait Claim
+  object Claim {
+
+    /** Its claim file is locked: the owner runs (or the file is not ours to lock). */
+    case object Held extends Claim
+
+    /** Its claim file could be locked: the owner ended. */
+    case object Free extends Claim
+
+    /** No claim file: made before claims, or the owner could not write one. */
+    case object Missing extends Claim
+  }
+
   private val live = ConcurrentHashMap.newKeySet[File]()
   private val swept = ConcurrentHashMap.newKeySet[File]()
+  private val claims = new ConcurrentHashMap[File, FileChannel]()
   private lazy val hook: Unit = {
-    sys.addShutdownHook { live.forEach(d => FileUtils.deleteQuietly(d)) }
+    sys.addShutdownHook {
+      live.forEach(d => FileUtils.deleteQuietly(d))
+      claims.forEach { (file, channel) => FileUtils.deleteQuietly(file); Try(channel.close()) }
+    }
     ()
   }
 
   private val Prefix = "ttlstore-"
   private val Named = """ttlstore-([0-9a-f]{8})-(\d+)-(\d+)-[0-9a-f-]{36}""".r
+  private val ClaimSuffix = ".claim"
+  private val ClaimNamed = """\.ttlstore-([0-9a-f]{8})-(\d+)-(\d+)\.claim""".r
 
   /** This JVM as the owner of its directories. */
   lazy val self: Owner = {
@@ -60,23 +86,25 @@ object LocalWorkDirs extends Logging {
     case _ => None
   }
 
+  /** The file by which `owner` claims `root` while it runs. */
+  def claimFile(root: File, owner: Owner): File =
+    new File(root, s".$Prefix${owner.host}-${owner.pid}-${owner.startMs}$ClaimSuffix")
+
   /**
-   * Whether a directory of `owner`'s is abandoned, as seen from `self`: on this host, and its process
-   * is gone or is another one of the same id (`startOf` gives a running process's start time, or
-   * None when no process has the id). Pure, so tests give the process table.
+   * Whether a directory of `owner`'s is abandoned, as seen from `self`: on this host, not `self`'s, and its
+   * owner's `claim` is free; without a claim, when no process has the owner's id (`running`). Pure, so tests
+   * give the claims and the process table.
    */
-  def abandoned(owner: Owner, self: Owner, startOf: Long => Option[Option[Long]]): Boolean =
-    owner.host == self.host && owner != self && (startOf(owner.pid) match {
-      case None => true
-      // Another process of the id, unless the owner could not tell its own start time (recorded as 0).
-      case Some(Some(start)) => owner.startMs != 0L && start != owner.startMs
-      case Some(None) => false // running, start time unknown: assume it is the owner
+  def abandoned(owner: Owner, self: Owner, claim: Claim, running: Long => Boolean): Boolean =
+    owner.host == self.host && owner != self && (claim match {
+      case Claim.Free => true
+      case Claim.Held => false
+      case Claim.Missing => !running(owner.pid)
     })
 
-  /** A running process's start time (None inside when the system does not say), or None when none has the id. */
-  private def processStart(pid: Long): Option[Option[Long]] = {
+  private def running(pid: Long): Boolean = {
     val handle = ProcessHandle.of(pid)
-    if (handle.isPresent && handle.get.isAlive) Some(startMs(handle.get)) else None
+    handle.isPresent && handle.get.isAlive
   }
 
   private def startMs(process: ProcessHandle): Option[Long] = {
@@ -98,27 +126,97 @@ object LocalWorkDirs extends Logging {
   }
 
   /**
-   * A new, registered directory under `root` (not yet created); the first under a root removes the
-   * abandoned directories there.
+   * A new, registered directory under `root` (not yet created); the first under a root claims it for this JVM and
+   * removes the abandoned directories there.
    */
   def create(root: File): File = {
     hook
-    if (swept.add(root.getAbsoluteFile)) removeAbandoned(root)
+    if (swept.add(root.getAbsoluteFile)) {
+      claim(root)
+      removeAbandoned(root)
+    }
     val dir = new File(root, name(self, UUID.randomUUID()))
     live.add(dir)
     dir
   }
 
-  /** Deletes the directories under `root` whose owner no longer runs; returns them. */
+  /**
+   * Writes and locks this JVM's claim on `root` for as long as it runs. Without one (a root it cannot write to
+   * yet), other JVMs judge its directories by its process id alone, which is still safe.
+   */
+  private def claim(root: File): Unit = {
+    val file = claimFile(root, self)
+    Try {
+      Files.createDirectories(root.toPath)
+      val channel = FileChannel.open(file.toPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
+      try {
+        channel.lock()
+        claims.put(file, channel)
+      } catch { case e: Throwable => channel.close(); throw e }
+    }.failed.foreach { e =>
+      logWarning(s"Could not claim $file for this process (${e.getMessage}); other processes will judge its " +
+        "working copies by its process id alone")
+    }
+  }
+
+  /**
+   * Runs `judge` with `owner`'s claim on `root`. A free claim stays locked while `judge` runs and is deleted
+   * after it, so two processes never both judge the same owner gone, and what a dead owner left goes at once.
+   */
+  private def withClaim(root: File, owner: Owner)(judge: Claim => Seq[File]): Seq[File] = {
+    val file = claimFile(root, owner)
+    val opened =
+      try Right(FileChannel.open(file.toPath, StandardOpenOption.WRITE))
+      catch {
+        case _: NoSuchFileException => Left(Claim.Missing)
+        case _: Exception => Left(Claim.Held) // another user's: not ours to judge
+      }
+    opened match {
+      case Left(claim) => judge(claim)
+      case Right(channel) =>
+        try {
+          val lock =
+            try channel.tryLock()
+            catch { case _: OverlappingFileLockException => null } // this JVM's own
+          if (lock == null) judge(Claim.Held)
+          else {
+            try {
+              val removed = judge(Claim.Free)
+              Files.deleteIfExists(file.toPath)
+              removed
+            } finally lock.release()
+          }
+        } finally channel.close()
+    }
+  }
+
+  /** Deletes the directories under `root` whose owner no longer runs, and the claims those owners left; returns
+   * the directories. */
   def removeAbandoned(root: File): Seq[File] = {
-    val dirs = Option(root.listFiles()).map(_.toSeq).getOrElse(Nil).filter(_.getName.startsWith(Prefix))
-    val gone = dirs.filter(d => ownerOf(d.getName).exists(abandoned(_, self, processStart)))
-    gone.foreach(FileUtils.deleteQuietly)
+    val entries = Option(root.listFiles()).map(_.toSeq).getOrElse(Nil)
+    val dirs = entries.filter(_.getName.startsWith(Prefix)).flatMap(d => ownerOf(d.getName).map(_ -> d))
+    val claimed = entries.flatMap(f => claimOwner(f.getName))
+    val owners = (dirs.map(_._1) ++ claimed).distinct.filter(o => o.host == self.host && o != self)
+    val gone = owners.flatMap { owner =>
+      withClaim(root, owner) { claim =>
+        if (abandoned(owner, self, claim, running)) {
+          val theirs = dirs.collect { case (`owner`, d) => d }
+          theirs.foreach(FileUtils.deleteQuietly)
+          theirs
+        } else Nil
+      }
+    }
     if (gone.nonEmpty) {
       logInfo(s"Removed ${gone.size} ttlstore working copies under $root whose processes no longer run " +
         s"(killed before they could delete them): ${gone.map(_.getName).mkString(", ")}")
     }
     gone
+  }
+
+  /** The owner a claim file's name records; None for any other name. */
+  def claimOwner(fileName: String): Option[Owner] = fileName match {
+    case ClaimNamed(host, pid, start) => Try(Owner(host, pid.toLong, start.toLong)).toOption
+    case _ => None
   }
 
   /** The working copy (`ttlstore-<owner>-<uuid>`) that holds `file`, if one does. */
