@@ -37,11 +37,13 @@ class LocalWorkDirsSuite extends AnyFunSuite {
 
   private def startOf(p: ProcessHandle): Long = p.info().startInstant().get.toEpochMilli
 
-  test("a directory's name records its owner, and only names of that form are read as owned") {
+  test("a directory's and a claim's names record their owner, and only names of those forms are read as owned") {
     val id = UUID.randomUUID()
     assert(LocalWorkDirs.ownerOf(LocalWorkDirs.name(self, id)).contains(self))
     assert(LocalWorkDirs.ownerOf(s"ttlstore-$id").isEmpty) // made before names carried owners
     assert(LocalWorkDirs.ownerOf("ttlstore-notes").isEmpty)
+    assert(LocalWorkDirs.claimOwner(LocalWorkDirs.claimFile(new File("root"), self).getName).contains(self))
+    assert(LocalWorkDirs.claimOwner(LocalWorkDirs.name(self, id)).isEmpty)
   }
 
   test("the directories of a process that no longer runs are removed; its neighbours stay") {

@@ -63,9 +63,16 @@ object LocalWorkDirs extends Logging {
   }
 
   private val Prefix = "ttlstore-"
-  private val Named = """ttlstore-([0-9a-f]{8})-(\d+)-(\d+)-[0-9a-f-]{36}""".r
+  private val OwnerPart = """([0-9a-f]{8})-(\d+)-(\d+)"""
+  private val Named = s"""$Prefix$OwnerPart-[0-9a-f-]{36}""".r
   private val ClaimSuffix = ".claim"
-  private val ClaimNamed = """\.ttlstore-([0-9a-f]{8})-(\d+)-(\d+)\.claim""".r
+  private val ClaimNamed = s"""\\.$Prefix$OwnerPart\\$ClaimSuffix""".r
+
+  /** How a name records its owner: `<host>-<pid>-<startMs>`. */
+  private def ownerPart(owner: Owner): String = s"${owner.host}-${owner.pid}-${owner.startMs}"
+
+  private def owner(host: String, pid: String, start: String): Option[Owner] =
+    Try(Owner(host, pid.toLong, start.toLong)).toOption
 
   /** This JVM as the owner of its directories. */
   lazy val self: Owner = {
@@ -78,17 +85,17 @@ object LocalWorkDirs extends Logging {
     f"${MurmurHash3.bytesHash(hostName.getBytes(StandardCharsets.UTF_8))}%08x"
 
   /** A directory name of `owner`'s. */
-  def name(owner: Owner, id: UUID): String = s"$Prefix${owner.host}-${owner.pid}-${owner.startMs}-$id"
+  def name(owner: Owner, id: UUID): String = s"$Prefix${ownerPart(owner)}-$id"
 
   /** The owner a directory name records; None for any other name (ttlstore before owners, other files). */
   def ownerOf(dirName: String): Option[Owner] = dirName match {
-    case Named(host, pid, start) => Try(Owner(host, pid.toLong, start.toLong)).toOption
+    case Named(host, pid, start) => owner(host, pid, start)
     case _ => None
   }
 
   /** The file by which `owner` claims `root` while it runs. */
   def claimFile(root: File, owner: Owner): File =
-    new File(root, s".$Prefix${owner.host}-${owner.pid}-${owner.startMs}$ClaimSuffix")
+    new File(root, s".$Prefix${ownerPart(owner)}$ClaimSuffix")
 
   /**
    * Whether a directory of `owner`'s is abandoned, as seen from `self`: on this host, not `self`'s, and its
@@ -215,7 +222,7 @@ object LocalWorkDirs extends Logging {
 
   /** The owner a claim file's name records; None for any other name. */
   def claimOwner(fileName: String): Option[Owner] = fileName match {
-    case ClaimNamed(host, pid, start) => Try(Owner(host, pid.toLong, start.toLong)).toOption
+    case ClaimNamed(host, pid, start) => owner(host, pid, start)
     case _ => None
   }
 
