@@ -132,9 +132,12 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # make test spends running six Spark lines side by side on two cores. What the tests assert is
 # behaviour, never speed; the runs that measure speed (bench/, test_no_cliff) start their JVMs
 # with the full JIT (processes.run_script, which bench/ladder.py runs in). They also map Spark's classes from
-# an archive instead of loading and verifying them anew (tests/class_archive.py). A JDK_JAVA_OPTIONS of the
-# caller's is kept.
-QUICK_JVM = "-XX:TieredStopAtLevel=1"
+# an archive instead of loading and verifying them anew (tests/class_archive.py). They keep what they compiled:
+# C1 alone sizes the code cache at 48 MiB, which the development suite's session filled within three minutes; the
+# sweeper then evicted the code of the queries' generated classes between rounds for C1 to compile again (the
+# differential and migration files: compiler threads 34 CPU-s, sweeper 17, the JVM 218). So the cache may grow to
+# 512 MiB (reserved, not resident) and nothing in it is flushed. A JDK_JAVA_OPTIONS of the caller's is kept.
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m -XX:-UseCodeCacheFlushing"
 if "JDK_JAVA_OPTIONS" not in os.environ:
     os.environ["JDK_JAVA_OPTIONS"] = f"{QUICK_JVM} {class_archive.jvm_options()}".strip()
 # Functions defined in test modules are pickled by reference: workers must be able to import them.
