@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SPARK_LINES, adapter_dirs, read_capabilities
+from conftest import QUICK_JVM, ROOT, SPARK_LINES, adapter_dirs, read_capabilities
 
 JVM = ROOT / "jvm"
 MAIN = JVM / "src" / "main" / "scala"
@@ -197,6 +197,16 @@ def test_every_test_file_marked_for_every_line_is_one_the_other_lines_run():
               if re.search(r"pytest\.mark\.every_line\b", p.read_text())}
     assert "test_ttl.py" in listed and "test_ttl.py" in marked
     assert marked - listed == set()
+
+
+def test_the_jvms_that_run_c1_alone_run_it_with_the_same_flags_everywhere():
+    # The suites' JVMs (conftest), sbt's build of every line (the Makefile) and ScalaTest's JVM (build.sbt): a C1
+    # alone without the larger code cache fills it and fails linking method handles.
+    makefile = re.search(r"^QUICK_JVM := (.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert makefile is not None and makefile.group(1).split() == QUICK_JVM.split()
+    sbt = re.search(r"^lazy val quickJvm = Seq\((.*)\)$", (ROOT / "build.sbt").read_text(), re.M)
+    assert sbt is not None and re.findall(r'"([^"]+)"', sbt.group(1)) == QUICK_JVM.split()
+    assert "-XX:ReservedCodeCacheSize=512m" in QUICK_JVM.split()
 
 
 def test_the_architecture_pages_adapter_table_names_every_adapter_and_the_directories_it_lives_in():
