@@ -349,16 +349,25 @@ SUITE := $(PY) -m pytest tests python/ttlstore --doctest-modules -q --durations=
 test-python: install publish-local line-venvs $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched
 	$(SUITE)
 
-# The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark.
-LINE_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py tests/test_ttl.py \
-	tests/test_migrate.py tests/test_state_reader.py tests/test_read_state.py tests/test_native_filter.py \
-	tests/test_checkpoint_v2.py tests/test_repartition.py tests/test_recovery.py tests/test_local_cluster.py \
+# What `make test` runs of the suite's core (LINE_TESTS, below) on each other line, its line check: the files
+# whose proofs go through what is built or chosen per line (the line's adapters under jvm/spark: its operators,
+# state reader, checkpoint formats, maintenance hooks, metrics and provider checks; its rocksdbjni under the native
+# libraries; its artifact and pyspark; the Delta table on the one line Delta's release supports). The rest of the
+# core (migration, repartition, an executor lost, recovery, read_state) runs the same code over those parts: make
+# test runs it on the development line, `make test-lines` on every line.
+LINE_CHECK_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_operators_differential.py \
+	tests/test_ttl.py tests/test_native_filter.py tests/test_checkpoint_v2.py tests/test_state_reader.py \
 	tests/test_remote_mode.py tests/test_provider_per_query.py tests/test_store_figures.py tests/test_kafka_pipeline.py
+# The suite's core (the tests marked every_line, in these files) on each other line's latest pyspark
+# (`make test-lines`).
+LINE_TESTS := $(LINE_CHECK_TESTS) tests/test_migrate.py tests/test_read_state.py tests/test_repartition.py \
+	tests/test_recovery.py tests/test_local_cluster.py
 # A row whose Scala no pyspark ships shares its line's adapters and its line's other row runs the whole
 # core: it runs what its Scala changes (the jar of its own, its artifact by --packages with a query that
 # forgets, jars of the other Scala refused, the native filter on it).
 SCALA_VARIANT_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_native_filter.py
-line_tests = $(if $(filter maven,$(call line_field,$(1),5)),$(SCALA_VARIANT_TESTS),$(LINE_TESTS))
+# $(call line_tests,KEY,FILES): the files KEY's row runs of FILES (the core or the line check).
+line_tests = $(if $(filter maven,$(call line_field,$(1),5)),$(SCALA_VARIANT_TESTS),$(2))
 # For release checks: every test of the suite on every other line's latest pyspark, one line after
 # the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.
 .build/spark-%/venv/.matrix: .build/spark-%/venv/.installed
@@ -385,11 +394,11 @@ test-matrix: install publish-local $(MINICLUSTER)/.fetched \
 		tail -n 25 .build/spark-$$line/matrix.log; \
 	done; exit $$status
 
-# The other lines' cores side by side, each into .build/spark-<line>/tests.log ($(1): a command
-# prefix, such as nice), and their logs once all are done (status 1 if any failed).
+# The other lines' cores (or line checks: $(2)) side by side, each into .build/spark-<line>/tests.log ($(1): a
+# command prefix, such as nice), and their logs once all are done (status 1 if any failed).
 define RUN_LINES
 $(foreach line,$(OTHER_LINES),\
-	( $(1) .build/spark-$(line)/venv/bin/python -m pytest $(call line_tests,$(line)) -m every_line -q --durations=5 \
+	( $(1) .build/spark-$(line)/venv/bin/python -m pytest $(call line_tests,$(line),$(2)) -m every_line -q --durations=5 \
 		-p no:cacheprovider --basetemp=.build/spark-$(line)/pytest > .build/spark-$(line)/tests.log 2>&1; \
 	  echo $$? > .build/spark-$(line)/tests.rc ) &) true
 endef
@@ -401,10 +410,10 @@ done
 endef
 
 test-lines: install publish-local line-venvs $(KAFKA)/.fetched $(DELTA)/.fetched
-	@$(call RUN_LINES,); wait; $(SHOW_LINES); exit $$status
+	@$(call RUN_LINES,,$(LINE_TESTS)); wait; $(SHOW_LINES); exit $$status
 
 # make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
-# (test-jvm) beside it at the same priority into .build/jvm-tests.log, and the other lines' cores beside both at
+# (test-jvm) beside it at the same priority into .build/jvm-tests.log, and the other lines' checks beside both at
 # the lowest. The machine is CPU-bound throughout, and a second pytest process for the suite cost more than it
 # saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and then ran
 # alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
@@ -414,7 +423,7 @@ SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetche
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
-	@$(call RUN_LINES,nice -n 19); \
+	@$(call RUN_LINES,nice -n 19,$(LINE_CHECK_TESTS)); \
 	( { $(SHIPPED_VTABLES) && $(JVM_TESTS); } > .build/jvm-tests.log 2>&1; \
 	  echo $$? > .build/jvm-tests.rc ) & \
 	$(SUITE); dev=$$?; \

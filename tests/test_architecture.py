@@ -187,16 +187,37 @@ def test_every_line_has_a_capabilities_file_with_the_same_keys_as_every_other():
     assert sorted(p.stem for p in (JVM / "spark").glob("*.capabilities")) == sorted(LINES)
 
 
+def makefile_test_files(name: str) -> set[str]:
+    """The test files the Makefile's variable `name` lists, with those of the variables it names."""
+    listing = re.search(rf"^{name} :=((?:.*\\\n)*.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert listing is not None, f"the Makefile has no {name}"
+    files = set(re.findall(r"tests/(test_\w+\.py)", listing.group(1)))
+    return files.union(*(makefile_test_files(other) for other in re.findall(r"\$\((\w+)\)", listing.group(1))))
+
+
+# The test files with a test marked every_line: by the marker, or through conftest's core_params.
+MARKED_EVERY_LINE = {p.name for p in (ROOT / "tests").glob("test_*.py")
+                     if re.search(r"pytest\.mark\.every_line\b|\bcore_params\(", p.read_text())}
+
+
 def test_every_test_file_marked_for_every_line_is_one_the_other_lines_run():
     # The other lines run the marked tests of the Makefile's LINE_TESTS only: a file marked but not listed there
     # runs on the development line alone.
-    listing = re.search(r"^LINE_TESTS :=((?:.*\\\n)*.*)$", (ROOT / "Makefile").read_text(), re.M)
-    assert listing is not None
-    listed = set(re.findall(r"tests/(test_\w+\.py)", listing.group(1)))
-    marked = {p.name for p in (ROOT / "tests").glob("test_*.py")
-              if re.search(r"pytest\.mark\.every_line\b", p.read_text())}
-    assert "test_ttl.py" in listed and "test_ttl.py" in marked
-    assert marked - listed == set()
+    listed = makefile_test_files("LINE_TESTS")
+    assert "test_ttl.py" in listed and "test_ttl.py" in MARKED_EVERY_LINE
+    assert MARKED_EVERY_LINE - listed == set()
+
+
+def test_make_tests_line_check_is_part_of_the_core_and_the_development_guide_names_it():
+    # make test runs LINE_CHECK_TESTS' marked tests on each other line: a file there without a marked test would
+    # run nothing, and the guide's list of what make test runs is the Makefile's.
+    check = makefile_test_files("LINE_CHECK_TESTS")
+    assert "test_operators_differential.py" in check and "test_migrate.py" not in check
+    assert check <= makefile_test_files("LINE_TESTS") and check <= MARKED_EVERY_LINE
+    guide = (ROOT / "docs" / "development.md").read_text()
+    bullet = re.search(r"^   - at the lowest priority, .*?(?=^   - |^\S|\n\n)", guide, re.M | re.S)
+    assert bullet is not None, "docs/development.md says what make test runs on the other lines"
+    assert set(re.findall(r"`(test_\w+\.py)`", bullet.group(0))) == check
 
 
 def test_the_jvms_that_run_c1_alone_run_it_with_the_same_flags_everywhere():
