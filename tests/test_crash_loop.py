@@ -5,14 +5,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from chaos import crash_loop, crash_queries
 from crash_scenario import FILES, KEYS, ROWS, SEED, assert_computes_the_reference, run_without_faults
 
-# One kill at a random moment (make test on 4.3, make test-matrix on the other lines, where the restarts of
-# each line's core load its stores as a restarted driver does); `make chaos` runs long loops.
+# One kill at a random moment, marked long: `make chaos` runs it and then long loops of every variant (make
+# test-matrix runs it on the other lines). make test kills a driver once with its checkpoints on S3
+# (test_object_store.py), and every line's core restarts its queries between batches.
 KILLS = 1
 
 
+@pytest.mark.long
 def test_a_driver_killed_with_sigkill_while_rows_expire_and_restarted_computes_what_a_run_without_faults_does(
     tmp_path: Path,
 ):
