@@ -45,13 +45,14 @@ SBT_JVM := java -Xmx2g -Xss4m -Dsbt.repository.config=project/repositories \
 	-Dsbt.override.build.repos=true -Dsbt.server.forcestart=false -Dsbt.supershell=false \
 	-Dsbt.color=false -Dsbt.log.noformat=true -Dsbt.ci=true
 SBT := $(SBT_JVM) -jar $(SBT_LAUNCHER)
-# The same with C1 alone (QUICK_JVM, as the suites' JVMs: tests/conftest.py), for the builds of every line's jar:
+# The same with C1 alone (conf/quick-jvm.options, as the suites' JVMs: tests/conftest.py), for the builds of every
+# line's jar:
 # their six compiles keep both processors busy, where C2's compiler threads only compete (sbt's package of the six
 # jars took 205 CPU-s instead of 376, 131 of them in C2's threads, and 117 s instead of 199). C1 alone sizes the code
 # cache at 48 MiB, which that build outgrows (186 MiB used); a full cache fails linking a method handle
 # ("InternalError: no such method: MethodHandle.linkToStatic", in scalac). A compile of one project gains
 # nothing: C2 runs beside it on the other processor.
-QUICK_JVM := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m -XX:-UseCodeCacheFlushing
+QUICK_JVM := $(shell cat conf/quick-jvm.options)
 SBT_ALL_LINES := $(SBT_JVM) $(QUICK_JVM) -jar $(SBT_LAUNCHER)
 # The jar carries the native filter for linux-x86_64 and linux-aarch64: the other architecture's is
 # built with Debian's cross compiler, and its C tests run under Debian's qemu-user.

@@ -215,15 +215,15 @@ def lineProject(l: SparkLine): Project = Project(l.id, file("jvm"))
       "-Djdk.reflect.useDirectMethodHandle=false",
       "-Dio.netty.tryReflectionSetAccessible=true"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
-    // ScalaTest's JVM runs C1 alone, as the Python suites' JVMs do (QUICK_JVM in tests/conftest.py and the
-    // Makefile): its suites end before C2 pays back (ScalaTest's 412 tests with sbt took 180 CPU-s instead of 263).
+    // ScalaTest's JVM runs C1 alone, as the Python suites' JVMs do (conf/quick-jvm.options, tests/conftest.py): its
+    // suites end before C2 pays back (ScalaTest's 412 tests with sbt took 180 CPU-s instead of 263).
     // Test / runMain, which runs the benches (make bench-sweep), keeps the full JIT.
-    Test / javaOptions ++= quickJvm,
-    Test / run / javaOptions --= quickJvm
+    Test / javaOptions ++= quickJvm((ThisBuild / baseDirectory).value),
+    Test / run / javaOptions --= quickJvm((ThisBuild / baseDirectory).value)
   )
 
-/** C1 alone, with a code cache that holds what it compiles (C1 alone sizes it at 48 MiB, which a full cache fails). */
-lazy val quickJvm = Seq("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=512m", "-XX:-UseCodeCacheFlushing")
+/** C1 alone, with a code cache that holds what it compiles: conf/quick-jvm.options (tests/conftest.py says why). */
+def quickJvm(base: File): Seq[String] = IO.read(base / "conf" / "quick-jvm.options").trim.split("\\s+").toSeq
 
 def line(key: String): SparkLine =
   sparkLines.find(_.key == key).getOrElse(sys.error(s"jvm/spark/lines.tsv has no line $key"))

@@ -136,8 +136,9 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # C1 alone sizes the code cache at 48 MiB, which the development suite's session filled within three minutes; the
 # sweeper then evicted the code of the queries' generated classes between rounds for C1 to compile again (the
 # differential and migration files: compiler threads 34 CPU-s, sweeper 17, the JVM 218). So the cache may grow to
-# 512 MiB (reserved, not resident) and nothing in it is flushed. A JDK_JAVA_OPTIONS of the caller's is kept.
-QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m -XX:-UseCodeCacheFlushing"
+# 512 MiB (reserved, not resident) and nothing in it is flushed. The flags are conf/quick-jvm.options, which sbt's
+# build of every line and ScalaTest's JVM read too (Makefile, build.sbt). A JDK_JAVA_OPTIONS of the caller's is kept.
+QUICK_JVM = (ROOT / "conf" / "quick-jvm.options").read_text().strip()
 if "JDK_JAVA_OPTIONS" not in os.environ:
     os.environ["JDK_JAVA_OPTIONS"] = f"{QUICK_JVM} {class_archive.jvm_options()}".strip()
 # Functions defined in test modules are pickled by reference: workers must be able to import them.

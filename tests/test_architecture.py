@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUICK_JVM, ROOT, SPARK_LINES, adapter_dirs, read_capabilities
+from conftest import ROOT, SPARK_LINES, adapter_dirs, read_capabilities
 
 JVM = ROOT / "jvm"
 MAIN = JVM / "src" / "main" / "scala"
@@ -218,16 +218,6 @@ def test_make_tests_line_check_is_part_of_the_core_and_the_development_guide_nam
     bullet = re.search(r"^   - at the lowest priority, .*?(?=^   - |^\S|\n\n)", guide, re.M | re.S)
     assert bullet is not None, "docs/development.md says what make test runs on the other lines"
     assert set(re.findall(r"`(test_\w+\.py)`", bullet.group(0))) == check
-
-
-def test_the_jvms_that_run_c1_alone_run_it_with_the_same_flags_everywhere():
-    # The suites' JVMs (conftest), sbt's build of every line (the Makefile) and ScalaTest's JVM (build.sbt): a C1
-    # alone without the larger code cache fills it and fails linking method handles.
-    makefile = re.search(r"^QUICK_JVM := (.*)$", (ROOT / "Makefile").read_text(), re.M)
-    assert makefile is not None and makefile.group(1).split() == QUICK_JVM.split()
-    sbt = re.search(r"^lazy val quickJvm = Seq\((.*)\)$", (ROOT / "build.sbt").read_text(), re.M)
-    assert sbt is not None and re.findall(r'"([^"]+)"', sbt.group(1)) == QUICK_JVM.split()
-    assert "-XX:ReservedCodeCacheSize=512m" in QUICK_JVM.split()
 
 
 def test_the_architecture_pages_adapter_table_names_every_adapter_and_the_directories_it_lives_in():
