@@ -1,17 +1,21 @@
 package io.ttlstore.store.local
 
 /**
- * Whether reading ahead pays for a store, from the time reads of its keys waited lately. A read ahead saves the
- * operator the wait of a read whose blocks were neither cached nor cheap to read: a request to the checkpoint's file
- * system (a lazily opened store, remote mode) or a slow disk. Where reads find their blocks cached, or read them from
- * the page cache in microseconds, it costs (rows copied, keys looked up twice) and saves nothing. So what counts is
- * the time of the reads that waited (each [[MinReadNanos]] or more), summed: a few reads of a file system's tens of
- * milliseconds among thousands of cached keys are worth reading ahead, since the operator would wait for each in
- * turn. Over each [[Window]] keys:
+ * Whether reading ahead pays for a store, from what it brought lately. A read ahead pays where a key's blocks
+ * were neither cached nor cheap to read: the checkpoint's file system (a lazily opened store, remote mode) or a
+ * slow disk, where the operator's own read would have waited. Where its reads find their blocks cached, or read
+ * them from the page cache in microseconds, it costs (rows copied, keys encoded twice) and saves nothing. So:
  *
- *  - while it reads ahead, it goes on if its reads ahead waited at least [[CostPerKeyNanos]] a key asked;
- *  - while it does not, one of the operator's own reads in [[SampleReads]] is timed, and it reads ahead again as soon
- *    as those samples say the operator waited that much (a restart, files demoted, reads that reached a remote file).
+ *  - while the store's reads reach the checkpoint (its DB's reads of files not local, counted by the caller), it
+ *    reads every chunk ahead: each such read is a request of milliseconds the operator would wait for in turn, and
+ *    a few among thousands of cached keys are worth it. A store that had stopped starts again at the first chunk
+ *    after one;
+ *  - otherwise, over its last [[Window]] keys, it goes on while at least one in [[MinBroughtShareDenominator]]
+ *    needed a read and those reads took at least [[MinReadNanos]] on average (a slow disk); else one chunk in
+ *    [[SampleEvery]] is still read ahead, so that it reads ahead again once its reads slow down.
+ *
+ * Reads' times alone do not tell a request from a read that waited for a processor: where reading ahead keeps
+ * every core busy, cached reads look slow too, so the checkpoint's reads are counted rather than timed.
  *
  * Pure: it counts what it is told (durations measured by the caller), no clock, no I/O; the task's thread alone.
  */
@@ -19,82 +23,64 @@ final class ReadAheadUse {
   import ReadAheadUse._
 
   private var on = true
-  private val sample = new OneIn(SampleReads)
-
-  /** Keys in the current window: asked ahead while on, the operator's reads while off. */
-  private var keys = 0L
-
-  /** The time reads of the window's keys waited (while off, the sampled reads' times scaled to every read). */
-  private var waited = 0L
+  private val sample = new OneIn(SampleEvery)
+  private var asked = 0L
+  private var brought = 0L
+  private var broughtNanos = 0L
+  private var remote = 0L
 
   /** True if the next chunk of rows should be read ahead. */
-  def readAhead(): Boolean = on
+  def readAhead(): Boolean =
+    on || sample.take()
 
   /**
-   * What reading ahead did since the last call: keys asked, and the summed time of the reads among them that waited
-   * ([[waits]]). Ignored while off (reads ahead still finishing after it stopped).
+   * What reading ahead did since the last call: keys asked, those that needed a read, and those reads' time; and the
+   * reads the checkpoint served the store's DB meanwhile (the operator's, the reads ahead, a compaction's).
    */
-  def measured(asked: Long, waitedNanos: Long): Unit =
-    if (on) {
-      keys += asked
-      waited += waitedNanos
-      if (keys >= Window) {
-        on = paidOver(keys)
+  def measured(keys: Long, needingRead: Long, readNanos: Long, checkpointReads: Long): Unit =
+    if (checkpointReads > 0 && !on) {
+      on = true
+      restart()
+    } else {
+      asked += keys
+      brought += needingRead
+      broughtNanos += readNanos
+      remote += checkpointReads
+      if (asked >= Window) {
+        on = remote > 0 ||
+          (brought > 0 && brought * MinBroughtShareDenominator >= asked && broughtNanos >= brought * MinReadNanos)
         restart()
       }
     }
 
-  /** While off: true if the operator's next read should be timed and told ([[operatorRead]]); counts the read. */
-  def timeOperatorRead(): Boolean =
-    !on && {
-      keys += 1
-      sample.take()
-    }
-
-  /** While off: a sampled read of the operator's took `nanos`. Reading ahead starts again once it would have paid. */
-  def operatorRead(nanos: Long): Unit =
-    if (!on) {
-      if (waits(nanos)) waited += nanos * SampleReads
-      if (paidOver(math.max(keys, Window))) { on = true; restart() }
-      else if (keys >= Window) restart()
-    }
+  private def restart(): Unit = {
+    asked = 0L
+    brought = 0L
+    broughtNanos = 0L
+    remote = 0L
+  }
 
   /** True while every chunk is read ahead (for tests and figures). */
   def readingEveryChunk: Boolean = on
-
-  /** True if the window's waits, over `n` keys, came to at least what reading `n` keys ahead costs. */
-  private def paidOver(n: Long): Boolean = waited > 0 && waited >= n * CostPerKeyNanos
-
-  private def restart(): Unit = {
-    keys = 0L
-    waited = 0L
-  }
 }
 
 object ReadAheadUse {
 
-  /** Keys a decision is made from. */
+  /** Keys asked a decision is made from. */
   val Window = 1024L
 
+  /** Reading ahead goes on while at least one key in this many needed a read. */
+  val MinBroughtShareDenominator = 64L
+
   /**
-   * A read that took this long waited on I/O: above a read from the block or page cache or a fast local disk (a
-   * few to tens of microseconds), below a slow disk's (hundreds) and a file system request's (milliseconds).
+   * ... and those reads took this long on average: above a read from the page cache or a fast local disk (a few
+   * to tens of microseconds), below a slow disk's (hundreds) and a file system request's (milliseconds).
    */
   val MinReadNanos = 100000L
 
-  /** True if a read of `nanos` waited on I/O. */
-  def waits(nanos: Long): Boolean = nanos >= MinReadNanos
-
   /**
-   * Reading ahead goes on while reads waited this long per key: above what reading a key ahead costs the task (its
-   * row copied, its key encoded and looked up a second time, a few microseconds), so that one request to a file
-   * system in a window (30 ms against 10 ms) pays for reading the whole window ahead.
+   * While reading ahead is off, one chunk in this many is still read ahead: a sampled chunk's rows are copied and
+   * its keys looked up twice, so where every read is cached the sample is what reading ahead costs.
    */
-  val CostPerKeyNanos = 10000L
-
-  /**
-   * While reading ahead is off, one of the operator's reads in this many is timed: where every read is cached, the
-   * clock read twice every this many reads is what watching costs.
-   */
-  val SampleReads = 16
+  val SampleEvery = 64
 }

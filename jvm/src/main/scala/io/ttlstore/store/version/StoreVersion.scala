@@ -213,19 +213,12 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   private def refuse(what: String): Nothing =
     throw TtlStoreErrors.unsupportedByClassicStores(what, ConfigKey.SparkProviderKey)
 
-  /**
-   * A read of the operator's: timed while the node reads ahead (the figures), and one in some while the store does
-   * not, so that it reads ahead again once the operator's reads wait ([[io.ttlstore.store.local.ReadAheadUse]]).
-   */
+  /** A read of the operator's, timed while the node reads ahead (no clock read per row otherwise). */
   private def timed[T](read: => T): T = readAhead match {
     case Some((_, target)) if target.readingAhead =>
       val start = System.nanoTime()
       try read
       finally target.figures.operatorReadNanos += System.nanoTime() - start
-    case Some((_, target)) if target.sampleOperatorRead() =>
-      val start = System.nanoTime()
-      try read
-      finally target.operatorRead(System.nanoTime() - start)
     case _ => read
   }
 

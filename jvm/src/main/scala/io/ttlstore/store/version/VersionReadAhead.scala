@@ -42,7 +42,10 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
   private var sent = 0L
 
   val figures = new VersionReadAhead.Figures
-  private var told = (0L, 0L)
+  private var told = (0L, 0L, 0L, checkpointReadsAtFirstOpen.reads)
+
+  /** The reads the checkpoint served this DB so far (none where every file is local). */
+  private def checkpointReads: Long = db.lazyFiles.fold(0L)(_.checkpointReads.reads)
 
   /** True if it reads `handle` (a store's versions in one task read one DB unless a load replaced it between). */
   def reads(handle: RocksDbHandle): Boolean = handle eq db
@@ -51,18 +54,12 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
   @volatile var readingAhead = false
 
   override def wanted(): Boolean = {
-    val now = (figures.asked, figures.waitedNanos.sum())
-    use.measured(now._1 - told._1, now._2 - told._2)
+    val now = (figures.asked, figures.read.sum(), figures.readNanos.sum(), checkpointReads)
+    use.measured(now._1 - told._1, now._2 - told._2, now._3 - told._3, now._4 - told._4)
     told = now
     readingAhead = !stopped && use.readAhead()
     readingAhead
   }
-
-  /** While the store does not read ahead: true if the operator's next read should be timed ([[operatorRead]]). */
-  def sampleOperatorRead(): Boolean = !readingAhead && use.timeOperatorRead()
-
-  /** A sampled read of the operator's took `nanos`: the store reads ahead again once such reads wait enough. */
-  def operatorRead(nanos: Long): Unit = use.operatorRead(nanos)
 
   override def ask(key: UnsafeRow): Unit = {
     val k = keyCodec.encode(key)
@@ -97,8 +94,7 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
         if (key != null) db.warm(key) match {
           case RocksDbHandle.Warmed.Read =>
             figures.read.increment()
-            val took = System.nanoTime() - start
-            if (ReadAheadUse.waits(took)) figures.waitedNanos.add(took)
+            figures.readNanos.add(System.nanoTime() - start)
           case RocksDbHandle.Warmed.Cached | RocksDbHandle.Warmed.Absent => figures.cached.increment()
           case RocksDbHandle.Warmed.NotRead => stop()
         }
@@ -126,9 +122,7 @@ object VersionReadAhead {
     @volatile var asked = 0L
     val cached = new LongAdder
     val read = new LongAdder
-
-    /** The time of the reads that waited on I/O ([[ReadAheadUse.waits]]), summed. */
-    val waitedNanos = new LongAdder
+    val readNanos = new LongAdder
     val failed = new LongAdder
 
     /** The time the operator's own point reads took while the node read ahead. */
