@@ -34,6 +34,14 @@ class ReadAheadUseSuite extends AnyFunSuite {
     assert(run(use, 10 * SampleEvery, 100, read = 0, nanos = 0) == 10)
   }
 
+  /** A store that stopped reading ahead: its first keys were all cached. */
+  private def stopped(): ReadAheadUse = {
+    val use = new ReadAheadUse
+    run(use, 20, 100, read = 0, nanos = 0)
+    assert(!use.readingEveryChunk)
+    use
+  }
+
   test("reads from the page cache, fast as they are, turn reading ahead off") {
     val use = new ReadAheadUse
     run(use, 20, 100, read = 100, nanos = 20000L)
@@ -41,14 +49,13 @@ class ReadAheadUseSuite extends AnyFunSuite {
   }
 
   test("a store whose local reads slow down again (a slow disk) reads every chunk ahead once sampled enough") {
-    val use = new ReadAheadUse
-    run(use, 20, 100, read = 0, nanos = 0)
-    assert(!use.readingEveryChunk)
+    val use = stopped()
     val sampled = run(use, 11 * SampleEvery, 100, read = 90, nanos = 30000000L)
     assert(use.readingEveryChunk, s"$sampled chunks sampled")
   }
 
-  test("a few slow reads of the local disk among many cached keys do not keep it on") {
+  test(
+    "a few slow reads that reach no checkpoint (a local disk, or cached ones on busy processors) do not keep it on") {
     val use = new ReadAheadUse
     run(use, 20, 1000, read = 1000 / MinBroughtShareDenominator / 2, nanos = 30000000L)
     assert(!use.readingEveryChunk)
@@ -60,16 +67,8 @@ class ReadAheadUseSuite extends AnyFunSuite {
     assert(use.readingEveryChunk)
   }
 
-  test("reads that look slow while reaching no checkpoint, cached ones on busy processors, turn it off") {
-    val use = new ReadAheadUse
-    run(use, 20, 1000, read = 5, nanos = 300000L)
-    assert(!use.readingEveryChunk)
-  }
-
   test("a store off reads every chunk ahead again at the first chunk after its reads reach the checkpoint") {
-    val use = new ReadAheadUse
-    run(use, 20, 100, read = 0, nanos = 0)
-    assert(!use.readingEveryChunk)
+    val use = stopped()
     use.measured(0L, 0L, 0L, checkpointReads = 1L)
     assert(use.readingEveryChunk)
   }
