@@ -3,6 +3,7 @@ package io.ttlstore.store.rocksdb
 import java.io.File
 import java.util.{ArrayList => JArrayList}
 
+import io.ttlstore.checkpoint.CheckpointRangedReads
 import io.ttlstore.compat.CollectionConverters._
 
 import org.rocksdb._
@@ -189,6 +190,10 @@ final class RocksDbHandle private (
       db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"), SharedNativeResources.residentShareBytes,
       db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"), memtablesInCache)
   }
+
+  /** The reads the checkpoint served this DB so far: none where every file was local at its open. */
+  def checkpointReads: CheckpointRangedReads.Served =
+    lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads)
 
   def liveSstBytes: Long = longProperty("rocksdb.live-sst-files-size")
 

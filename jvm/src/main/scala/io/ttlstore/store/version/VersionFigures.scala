@@ -38,7 +38,7 @@ final case class DbReads(db: RocksDbHandle, served: CheckpointRangedReads.Served
 
 object DbReads {
   def of(db: RocksDbHandle): DbReads =
-    DbReads(db, Option(db).flatMap(_.lazyFiles).fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads))
+    DbReads(db, Option(db).fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads))
 }
 
 /**

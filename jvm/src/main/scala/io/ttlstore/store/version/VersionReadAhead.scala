@@ -44,9 +44,6 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
   val figures = new VersionReadAhead.Figures
   private var told = (0L, 0L, 0L, checkpointReadsAtFirstOpen.reads)
 
-  /** The reads the checkpoint served this DB so far (none where every file is local). */
-  private def checkpointReads: Long = db.lazyFiles.fold(0L)(_.checkpointReads.reads)
-
   /** True if it reads `handle` (a store's versions in one task read one DB unless a load replaced it between). */
   def reads(handle: RocksDbHandle): Boolean = handle eq db
 
@@ -54,7 +51,7 @@ final class VersionReadAhead(db: RocksDbHandle, keyCodec: KeyCodec, use: ReadAhe
   @volatile var readingAhead = false
 
   override def wanted(): Boolean = {
-    val now = (figures.asked, figures.read.sum(), figures.readNanos.sum(), checkpointReads)
+    val now = (figures.asked, figures.read.sum(), figures.readNanos.sum(), db.checkpointReads.reads)
     use.measured(now._1 - told._1, now._2 - told._2, now._3 - told._3, now._4 - told._4)
     told = now
     readingAhead = !stopped && use.readAhead()
