@@ -37,8 +37,8 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   // starts flushing now, in RocksDB's background threads, so that the commit flushes this version's.
   if (settings.snapshotOnCommit && !settings.readOnly) Option(local.db).foreach(_.flushInBackground())
 
-  /** The files of the DB this version opened on that were not local (lazy and remote mode). */
-  private val lazyFiles = Option(local.db).flatMap(_.lazyFiles)
+  /** The DB this version opened on (null: none): what the checkpoint served it counts from its open. */
+  private val openedOn = local.db
 
   /**
    * Reading ahead for the task's read-ahead node, found by it while the version is open ([[ReadAheadTargets]]);
@@ -59,8 +59,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
   private val readsAtOpen =
     readAhead.map(_._2).filter(_.reads(local.db)).fold(checkpointReads)(_.checkpointReadsAtFirstOpen)
 
-  private def checkpointReads: CheckpointRangedReads.Served =
-    lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads)
+  private def checkpointReads: CheckpointRangedReads.Served = DbReads.of(openedOn).served
 
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
     if (lifecycle == Updating) abort()
@@ -133,7 +132,7 @@ final class StoreVersion(settings: VersionSettings, local: LocalCopy) extends St
       if (settings.snapshotOnCommit) local.snapshotQuietly(newVersion)
       settings.commitValidation.foreach(conf => CoordinatorBridge.committed(newVersion, id, conf))
       committed = CommitFigures(bytes, (System.nanoTime() - start) / 1000000L, local.takeSnapshotUploads(),
-        lazyFiles.fold(CheckpointRangedReads.Served.Zero)(_.checkpointReads - readsAtOpen))
+        checkpointReads - readsAtOpen)
       newVersion
     } catch {
       case e: Throwable => throw TtlStoreErrors.commitFailed(toString, newVersion, e)
