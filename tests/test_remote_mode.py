@@ -28,7 +28,7 @@ from ttl_rounds import EVENTS, rows
 
 import ttlstore
 
-from conftest import TTL_PROVIDER, run_rounds, unload_state_stores
+from conftest import TTL_PROVIDER, StreamRun, run_rounds, unload_state_stores
 
 pytestmark = pytest.mark.every_line
 
@@ -65,8 +65,10 @@ def cached_and_few_remote() -> list[dict]:
     return rows(*keys)
 
 
-def checkpoint_reads(progress: dict) -> int:
-    return progress["stateOperators"][0]["customMetrics"]["ttlstoreCheckpointReads"]
+def metrics(run: StreamRun) -> dict:
+    """The state operator's custom metrics in the run's last batch."""
+    assert run.last_progress is not None
+    return run.last_progress["stateOperators"][0]["customMetrics"]
 
 
 def sst_bytes(files: list[Path]) -> int:
@@ -121,14 +123,13 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     batches = ROUNDS + ticks
     after = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(0)], "update", extra_conf=conf,
                        first_round=len(batches))
-    assert after.last_progress is not None
-    metrics = after.last_progress["stateOperators"][0]["customMetrics"]
-    assert metrics["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
-    assert metrics["ttlstoreFilesNotLocal"] > 0, f"the files the budget cannot hold stay in the checkpoint: {metrics}"
-    assert metrics["ttlstoreCheckpointReads"] > 0 and metrics["ttlstoreCheckpointBytesRead"] > 0, (
+    figures = metrics(after)
+    assert figures["ttlstoreLoadFilesFetched"] == 0, "a load in remote mode waits for no download"
+    assert figures["ttlstoreFilesNotLocal"] > 0, f"the files the budget cannot hold stay in the checkpoint: {figures}"
+    assert figures["ttlstoreCheckpointReads"] > 0 and figures["ttlstoreCheckpointBytesRead"] > 0, (
         "lookups of keys the budget cannot hold read them from the checkpoint")
-    assert metrics["ttlstoreReadAheadBrought"] > 0, (
-        f"the aggregation's keys were read from the checkpoint ahead of the operator: {metrics}")
+    assert figures["ttlstoreReadAheadBrought"] > 0, (
+        f"the aggregation's keys were read from the checkpoint ahead of the operator: {figures}")
     outputs += after.outputs
     batches.append(stored(0))
 
@@ -138,10 +139,9 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     mixed = cached_and_few_remote()
     more = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [mixed], "update", extra_conf=conf,
                       first_round=len(batches))
-    assert more.last_progress is not None
-    metrics = more.last_progress["stateOperators"][0]["customMetrics"]
-    assert metrics["ttlstoreCheckpointReads"] > 0 and metrics["ttlstoreReadAheadAsked"] >= 0.9 * len(mixed), (
-        f"a batch of cached keys and a few remote ones: {metrics}")
+    figures = metrics(more)
+    assert figures["ttlstoreCheckpointReads"] > 0 and figures["ttlstoreReadAheadAsked"] >= 0.9 * len(mixed), (
+        f"a batch of cached keys and a few remote ones: {figures}")
     outputs += more.outputs
     batches.append(mixed)
 
@@ -150,9 +150,8 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     unload_state_stores(spark)
     alone = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(0, offset=5)], "update",
                        extra_conf={**conf, ttlstore.settings.PREFIX + "readAhead.rows": "0"}, first_round=len(batches))
-    assert alone.last_progress is not None
-    metrics = alone.last_progress["stateOperators"][0]["customMetrics"]
-    assert metrics["ttlstoreReadAheadAsked"] == 0 and metrics["ttlstoreCheckpointReads"] > 0, metrics
+    figures = metrics(alone)
+    assert figures["ttlstoreReadAheadAsked"] == 0 and figures["ttlstoreCheckpointReads"] > 0, figures
     outputs += alone.outputs
     batches.append(stored(0, offset=5))
 
@@ -164,8 +163,7 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
         large = {**conf, ttlstore.settings.PREFIX + "remote.localCacheMB": str(LARGE_BUDGET_MB)}
         more = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(r)], "update",
                           extra_conf=large, first_round=len(batches))
-        assert more.last_progress is not None
-        reads.append(checkpoint_reads(more.last_progress))
+        reads.append(metrics(more)["ttlstoreCheckpointReads"])
         outputs += more.outputs
         batches.append(stored(r))
         if reads[-1] == 0:
