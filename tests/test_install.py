@@ -17,7 +17,7 @@ import pytest
 
 import ttlstore
 
-from conftest import PYSPARK_SHIPS_RUNNING_SCALA, QUICK_JVM, ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES
+from conftest import PYSPARK_SHIPS_RUNNING_SCALA, ROOT, RUNNING_LINE, RUNNING_SCALA, SPARK_LINES, SUITE_JVM
 
 QUERY = textwrap.dedent("""
     import json, sys, time
@@ -92,9 +92,9 @@ def test_the_wheel_installed_beside_pyspark_alone_runs_a_query_on_ttlstore_that_
                                capture_output=True, text=True, timeout=900)
     assert installed.returncode == 0, installed.stderr
     # Nothing of the checkout or of the test venv reaches the query: a new HOME, a bare PATH (and the suite's
-    # JIT setting, which changes no behaviour).
+    # JIT and collector, which change no behaviour).
     env = {"PATH": "/usr/bin:/bin", "PYSPARK_PYTHON": str(python), "HOME": str(tmp_path),
-           "JDK_JAVA_OPTIONS": QUICK_JVM}
+           "JDK_JAVA_OPTIONS": SUITE_JVM}
     if "JAVA_HOME" in os.environ:
         env["JAVA_HOME"] = os.environ["JAVA_HOME"]
     result = run_query(python, tmp_path, env=env)
