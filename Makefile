@@ -397,10 +397,7 @@ test-matrix: install publish-local $(MINICLUSTER)/.fetched \
 
 # The other lines' cores (or line checks: $(2)) in the background, LINE_SLOTS at a time, the newest lines (the longest
 # runs) first, each into .build/spark-<line>/tests.log ($(1): a command prefix, such as nice), and their logs once all
-# are done (status 1 if any failed). Two at a time: all five side by side, beside the development suite and ScalaTest,
-# kept both cores busy for 30.5 minutes, the suite taking 27.4 of them (19.7 alone); two at a time (and the suites'
-# JVMs on the serial collector, tests/conftest.py), the suite took 22.0 and make test from a clean clone 32 minutes
-# instead of 38.
+# are done (status 1 if any failed). Why two, with the figures: docs/development.md, "How the suite keeps its time".
 LINE_SLOTS := 2
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 define RUN_LINES

@@ -139,8 +139,7 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 # 512 MiB (reserved, not resident) and nothing in it is flushed. The flags are conf/quick-jvm.options, which sbt's
 # build of every line and ScalaTest's JVM read too (Makefile, build.sbt). A JDK_JAVA_OPTIONS of the caller's is kept.
 QUICK_JVM = (ROOT / "conf" / "quick-jvm.options").read_text().strip()
-# And they collect with the serial collector: G1's concurrent and parallel threads only compete on two cores shared
-# by six suites, for heaps of a few hundred MiB (test_operators_differential.py alone: 224 CPU-s instead of 243).
+# And they collect with the serial collector (docs/development.md says why, with the figures).
 SUITE_JVM = f"{QUICK_JVM} -XX:+UseSerialGC"
 if "JDK_JAVA_OPTIONS" not in os.environ:
     os.environ["JDK_JAVA_OPTIONS"] = f"{SUITE_JVM} {class_archive.jvm_options()}".strip()
