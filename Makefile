@@ -396,12 +396,15 @@ test-matrix: install publish-local $(MINICLUSTER)/.fetched \
 	done; exit $$status
 
 # The other lines' cores (or line checks: $(2)) in the background, LINE_SLOTS at a time, the newest lines (the longest
-# runs) first, each into .build/spark-<line>/tests.log ($(1): a command prefix, such as nice), and their logs once all
-# are done (status 1 if any failed). Why two, with the figures: docs/development.md, "How the suite keeps its time".
+# runs) first and the Maven rows (three files only) last, each into .build/spark-<line>/tests.log ($(1): a command
+# prefix, such as nice), and their logs once all are done (status 1 if any failed). Why two, with the figures:
+# docs/development.md, "How the suite keeps its time".
 LINE_SLOTS := 2
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+MAVEN_LINES := $(foreach l,$(OTHER_LINES),$(if $(filter maven,$(call line_field,$(l),5)),$(l)))
+LINE_ORDER := $(call reverse,$(filter-out $(MAVEN_LINES),$(OTHER_LINES))) $(MAVEN_LINES)
 define RUN_LINES
-( $(foreach line,$(call reverse,$(OTHER_LINES)),\
+( $(foreach line,$(LINE_ORDER),\
 	while [ "$$(jobs -rp | wc -l)" -ge $(LINE_SLOTS) ]; do wait -n; done; \
 	( $(1) .build/spark-$(line)/venv/bin/python -m pytest $(call line_tests,$(line),$(2)) -m every_line -q --durations=5 \
 		-p no:cacheprovider --basetemp=.build/spark-$(line)/pytest > .build/spark-$(line)/tests.log 2>&1; \
@@ -419,16 +422,19 @@ test-lines: install publish-local line-venvs $(KAFKA)/.fetched $(DELTA)/.fetched
 
 # make test's last part: the development line's suite, with the jars' vtables (test-shipped-vtables) and ScalaTest
 # (test-jvm) beside it at the same priority into .build/jvm-tests.log, and the other lines' checks beside both at
-# the lowest. The machine is CPU-bound throughout, and a second pytest process for the suite cost more than it
-# saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and then ran
-# alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
-# (run-suites: the same without building what they need.)
+# a lower one (LINES_NICE). The machine is CPU-bound throughout, and a second pytest process for the suite cost
+# more than it saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and
+# then ran alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
+# (run-suites: the same without building what they need.) The lines' nice level is 5, not 19: Spark waits 10
+# seconds, fixed, for a Python worker it starts (transformWithStateInPandas' on the driver) to connect back, and at
+# 19 the worker starved past that (docs/development.md).
+LINES_NICE := 5
 SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched \
 	$(DELTA)/.fetched
 test-suites: $(SUITES_NEED) line-venvs
 	@$(MAKE) --no-print-directory run-suites
 run-suites:
-	@$(call RUN_LINES,nice -n 19,$(LINE_CHECK_TESTS)); \
+	@$(call RUN_LINES,nice -n $(LINES_NICE),$(LINE_CHECK_TESTS)); \
 	( { $(SHIPPED_VTABLES) && $(JVM_TESTS); } > .build/jvm-tests.log 2>&1; \
 	  echo $$? > .build/jvm-tests.rc ) & \
 	$(SUITE); dev=$$?; \
