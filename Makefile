@@ -23,6 +23,8 @@ ROW_KEY := ($$5 == "maven" ? $$1 "_" substr($$4, 1, 4) : $$1)
 SPARK_LINES := $(shell awk '$$1 !~ /^\#/ && NF {print $(ROW_KEY)}' $(LINES_TSV))
 DEV_LINE := $(lastword $(SPARK_LINES))
 OTHER_LINES := $(filter-out $(DEV_LINE),$(SPARK_LINES))
+# The rows whose jars come from Maven (column 5 below), not from a pyspark.
+MAVEN_LINES := $(shell awk '$$1 !~ /^\#/ && NF && $$5 == "maven" {print $(ROW_KEY)}' $(LINES_TSV))
 DEV_PROJECT := spark$(subst .,,$(DEV_LINE))
 # $(call line_field,KEY,N): column N of KEY's row (1 line, 2 latest release, 3 oldest, 4 Scala version,
 # 5 where its jars come from: pyspark or maven).
@@ -368,7 +370,7 @@ LINE_TESTS := $(LINE_CHECK_TESTS) tests/test_migrate.py tests/test_read_state.py
 # forgets, jars of the other Scala refused, the native filter on it).
 SCALA_VARIANT_TESTS := tests/test_spark_lines.py tests/test_install.py tests/test_native_filter.py
 # $(call line_tests,KEY,FILES): the files KEY's row runs of FILES (the core or the line check).
-line_tests = $(if $(filter maven,$(call line_field,$(1),5)),$(SCALA_VARIANT_TESTS),$(2))
+line_tests = $(if $(filter $(1),$(MAVEN_LINES)),$(SCALA_VARIANT_TESTS),$(2))
 # For release checks: every test of the suite on every other line's latest pyspark, one line after
 # the other, each with the suite's full test tools and the hadoop-aws of its Hadoop version.
 .build/spark-%/venv/.matrix: .build/spark-%/venv/.installed
@@ -401,7 +403,6 @@ test-matrix: install publish-local $(MINICLUSTER)/.fetched \
 # docs/development.md, "How the suite keeps its time".
 LINE_SLOTS := 2
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
-MAVEN_LINES := $(foreach l,$(OTHER_LINES),$(if $(filter maven,$(call line_field,$(l),5)),$(l)))
 LINE_ORDER := $(call reverse,$(filter-out $(MAVEN_LINES),$(OTHER_LINES))) $(MAVEN_LINES)
 define RUN_LINES
 ( $(foreach line,$(LINE_ORDER),\
@@ -425,9 +426,8 @@ test-lines: install publish-local line-venvs $(KAFKA)/.fetched $(DELTA)/.fetched
 # a lower one (LINES_NICE). The machine is CPU-bound throughout, and a second pytest process for the suite cost
 # more than it saved. ScalaTest takes some 3 CPU-minutes: at a lower priority it starved until the suite ended and
 # then ran alone for 6-7 minutes on one core. Each log is shown once all are done; any failure fails the target.
-# (run-suites: the same without building what they need.) The lines' nice level is 5, not 19: Spark waits 10
-# seconds, fixed, for a Python worker it starts (transformWithStateInPandas' on the driver) to connect back, and at
-# 19 the worker starved past that (docs/development.md).
+# (run-suites: the same without building what they need.) Why nice 5, not 19: docs/development.md, "How the suite
+# keeps its time".
 LINES_NICE := 5
 SUITES_NEED := install publish-local $(MINICLUSTER)/.fetched $(S3A_JARS)/.fetched $(KAFKA)/.fetched \
 	$(DELTA)/.fetched
