@@ -173,8 +173,10 @@ def report(results: dict) -> str:
         f"per stream, {recovery.PROCESS_MBPS} MB/s per executor for all its streams. After the restart, "
         f"{after} batches of {recovery.AFTER_ROWS_PER_BATCH:,} rows (half new ids, half stored ones); then an "
         "executor running a task of the stateful stage is killed (SIGKILL), its stores move, and "
-        f"{after} batches more. The new ids of each run stay in the state, so the later runs of a rung restart "
-        "from a little more; the state column is the median of what ttlstore's restarts fetched.",
+        f"{after} batches more. Each run restarts from its own copy of the built checkpoint (hard links), so every "
+        "run of a rung restarts from the same versions; the runs from HDFS share one copy, whose later runs restart "
+        "from a little more (the new ids of the runs before). The state column is the median of what ttlstore's "
+        "restarts fetched.",
         "",
         *hdfs_note(rungs),
         "- **Restart**: from the query's start (its executors up) until its first batch commits; every store fetches "

@@ -4,8 +4,10 @@ its stores lost their local copies, for Spark's RocksDB provider (changelog chec
 One `dropDuplicates` of wide events (a long id and 512 characters of random base64 per row, so the state is as large
 on disk as its rows, TTL on for ttlstore) over STORES stores is built to each rung's size on the local disk (local[2],
 a process of its own per provider). Then, per arm and repeat, interleaved, a new process restarts the query from that
-checkpoint on `local-cluster[2,1,3072]` (two executor JVMs with fresh local directories: a new cluster), read through
-`shaped://` (jvm/src/test/scala/io/ttlstore/bench/ShapedFileSystem.scala: the same files, served as an object store
+checkpoint on `local-cluster[2,1,3072]` (two executor JVMs with fresh local directories: a new cluster). A local
+checkpoint is first copied as hard links (the query writes new files and deletes old ones, it changes none), so
+that every run restarts from the same versions, snapshots and changelogs whatever the runs before it wrote; the copy
+is read through `shaped://` (jvm/src/test/scala/io/ttlstore/bench/ShapedFileSystem.scala: the same files, served as an object store
 serves them, with a first-byte latency per request and a bandwidth per stream and per executor). It runs AFTER
 batches of half new, half stored keys, then kills an executor while it runs a task of the stateful stage (its stores
 move) and runs AFTER batches more.
@@ -189,8 +191,13 @@ def restart(args: argparse.Namespace) -> dict:
     status = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
     while status.getExecutorMemoryStatus().size() < 3:  # the driver and both executors
         time.sleep(0.1)
-    # A path is read through the emulated object store; a URI (hdfs://...) as it is.
-    checkpoint = args.checkpoint if "://" in args.checkpoint else f"shaped://{Path(args.checkpoint).resolve()}"
+    # A path is copied as hard links and read through the emulated object store; a URI (hdfs://...) as it is.
+    if "://" in args.checkpoint:
+        checkpoint = args.checkpoint
+    else:
+        copy = work / "checkpoint"
+        shutil.copytree(args.checkpoint, copy, copy_function=os.link)
+        checkpoint = f"shaped://{copy.resolve()}"
     started = time.time()
     query = (events(spark, AFTER_ROWS_PER_BATCH, args.stored, False).writeStream.format("noop").outputMode("append")
              .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
