@@ -64,6 +64,54 @@ class SstDownloadsSuite extends AnyFunSuite {
     }
   }
 
+  test("a download a load waits for starts before the background downloads queued ahead of it") {
+    withTempDir { dir =>
+      val release = new CountDownLatch(1)
+      val started = new ConcurrentLinkedQueue[String]()
+      def held(name: String, urgency: String): Download = Download(new File(dir, name),
+        out => {
+          started.add(s"$urgency $name")
+          assert(release.await(30, TimeUnit.SECONDS))
+          out.write(Array[Byte](1))
+        })
+      // Two slots, both taken by a store's background files, six more of them queued.
+      val background = SstDownloads.start((1 to 8).map(i => held(s"$i.sst", "background")), threads = 2,
+        SstDownloads.Background)
+      while (started.size < 2) Thread.sleep(5)
+      val waited = SstDownloads.start(Seq(held("changelog", "waited")), threads = 2)
+      while (started.size < 3) Thread.sleep(5)
+      release.countDown()
+      waited.await()
+      background.await()
+      assert(started.asScala.toSeq.take(3).last == "waited changelog",
+        s"the waited download ran third, not behind the queued ones: ${started.asScala.toSeq}")
+      assert(dir.listFiles().length == 9)
+    }
+  }
+
+  test("a background download closed before it started never runs") {
+    withTempDir { dir =>
+      val (release, started) = (new CountDownLatch(1), new AtomicInteger)
+      val downloads = (1 to 6).map { i =>
+        Download(new File(dir, s"$i.sst"),
+          out => {
+            started.incrementAndGet()
+            assert(release.await(30, TimeUnit.SECONDS))
+            out.write(Array[Byte](1))
+          })
+      }
+      val pending = SstDownloads.start(downloads, threads = 1, SstDownloads.Background)
+      while (started.get < 1) Thread.sleep(5)
+      val cancelled = new Thread(() => pending.cancel())
+      cancelled.start()
+      Thread.sleep(50)
+      release.countDown()
+      cancelled.join(30000)
+      assert(!cancelled.isAlive && pending.isDone)
+      assert(started.get == 1, "the queued downloads were dropped, not run")
+    }
+  }
+
   test("a download that fails leaves no file behind, stops the ones not started, and is thrown as it failed") {
     withTempDir { dir =>
       val started = new ConcurrentLinkedQueue[String]()

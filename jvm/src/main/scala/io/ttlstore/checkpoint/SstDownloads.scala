@@ -13,7 +13,8 @@ import io.ttlstore.threads.DaemonThreads
  * serve parallel streams far faster than one, so a store's load time no longer grows with its
  * state's size over one stream's bandwidth. All loads of one executor (JVM) share one bounded pool
  * of `downloadThreads` threads, so that many stores loading at once (a lost executor's stores
- * moving here) do not open hundreds of streams.
+ * moving here) do not open hundreds of streams; what a load waits for goes before what comes down
+ * in the background ([[Urgency]]).
  *
  * Each file is written as a [[LocalAtomicFile]] (a temporary name beside its target), checked by the caller's `fetch`
  * (size, CRC32C) and only then renamed to its name: a download that fails or is damaged leaves no
@@ -42,44 +43,62 @@ object SstDownloads {
       Fetched(fetch.size, fetch.map(_.sizeBytes).sum, ssts.size - fetch.size)
   }
 
+  /**
+   * Whether a caller waits for a download. [[Waited]]: the files a load needs before its DB opens, and the changelogs
+   * it replays. [[Background]]: the files a store opened first brings down while it reads them, and the ones remote
+   * mode keeps local; these wait while any waited download is queued, since a load queued behind another store's
+   * background files would wait for them (measured at 8 GB over 16 stores, two executors: a lazily opened store's
+   * replay waited up to 2.5 s for the changelogs it had asked for, behind the earlier stores' SST files).
+   */
+  sealed trait Urgency
+  case object Waited extends Urgency
+  case object Background extends Urgency
+
   private val pool = new DaemonThreads.GrowingPool("download", idleSeconds = 30)
 
-  // The downloads running in this JVM and the most that may. The gate holds the bound; the pool only
-  // grows to the largest bound asked for (its idle threads time out), since a pool made smaller lets a
-  // thread above its new size take one more task. The gate lets downloads in the order they came to it
-  // (a ticket each): a thread back from a download would otherwise win the gate over one woken to take
-  // it, and a download could wait behind all the others.
+  // The downloads queued and running in this JVM, and the most that may run: waited ones up to the bound whatever
+  // else runs, background ones while no waited one is queued and all together stay within the bound (so at most
+  // twice the bound at once, while waited ones pass background ones under way). Each queue is served in the order
+  // its downloads came. The pool only grows to the largest bound asked for (its idle threads time out), since a
+  // pool made smaller lets a thread above its new size take one more task.
   private val gate = new Object
-  private var running = 0
+  private val waitedQueue = new java.util.ArrayDeque[Job]()
+  private val backgroundQueue = new java.util.ArrayDeque[Job]()
+  private var runningWaited = 0
+  private var runningBackground = 0
   private var limit = 1
-  private var nextTicket = 0L
-  private var serving = 0L
 
-  /** The bound asked by the newest load (queries of one executor may differ). */
-  private def bound(threads: Int): Unit = gate.synchronized {
-    limit = math.max(1, threads)
-    pool.atLeast(limit)
-    gate.notifyAll()
+  private final class Job(val download: Download, val pending: Pending, val urgency: Urgency)
+
+  /** Under the gate: starts what the bound lets run, waited downloads first. */
+  private def dispatch(): Unit = {
+    while (!waitedQueue.isEmpty && runningWaited < limit) launch(waitedQueue.removeFirst())
+    while (waitedQueue.isEmpty && !backgroundQueue.isEmpty && runningWaited + runningBackground < limit) {
+      launch(backgroundQueue.removeFirst())
+    }
   }
 
-  // A ticket taken is always served (else every later one would wait for ever): an interrupt while
-  // waiting is kept for the download, whose fetch then fails as interrupted.
-  private def enter(): Unit = gate.synchronized {
-    val ticket = nextTicket
-    nextTicket += 1
-    var interrupted = false
-    while (ticket != serving || running >= limit)
-      try gate.wait()
-      catch { case _: InterruptedException => interrupted = true }
-    serving += 1
-    running += 1
-    gate.notifyAll()
-    if (interrupted) Thread.currentThread().interrupt()
+  private def launch(job: Job): Unit = {
+    if (job.urgency == Waited) runningWaited += 1 else runningBackground += 1
+    pool.execute(() =>
+      try place(job.download, job.pending)
+      catch { case e: Throwable => job.pending.first.compareAndSet(null, e) }
+      finally {
+        job.pending.done.countDown()
+        gate.synchronized {
+          if (job.urgency == Waited) runningWaited -= 1 else runningBackground -= 1
+          dispatch()
+        }
+      })
   }
 
-  private def leave(): Unit = gate.synchronized {
-    running -= 1
-    gate.notifyAll()
+  /** Takes `pending`'s downloads that have not started out of the queues, each counted as done. */
+  private def dropQueued(pending: Pending): Unit = gate.synchronized {
+    Seq(waitedQueue, backgroundQueue).foreach(_.removeIf { job =>
+      val mine = job.pending eq pending
+      if (mine) pending.done.countDown()
+      mine
+    })
   }
 
   /**
@@ -134,15 +153,19 @@ object SstDownloads {
    */
   def run(downloads: Seq[Download], threads: Int): Unit = start(downloads, threads).await()
 
-  /** Starts every download as [[run]] does, and returns at once: [[Pending.await]] waits for them. */
-  def start(downloads: Seq[Download], threads: Int): Pending = {
+  /**
+   * Starts every download as [[run]] does, and returns at once: [[Pending.await]] waits for them. `urgency`: whether
+   * a caller waits for them ([[Urgency]]).
+   */
+  def start(downloads: Seq[Download], threads: Int, urgency: Urgency = Waited): Pending = {
     val pending = new Pending(downloads.size)
-    if (downloads.nonEmpty) bound(threads)
-    downloads.foreach { d =>
-      pool.execute(() =>
-        try place(d, pending)
-        catch { case e: Throwable => pending.first.compareAndSet(null, e) }
-        finally pending.done.countDown())
+    if (downloads.nonEmpty) gate.synchronized {
+      // The bound asked by the newest load (queries of one executor may differ).
+      limit = math.max(1, threads)
+      pool.atLeast(2 * limit)
+      val queue = if (urgency == Waited) waitedQueue else backgroundQueue
+      downloads.foreach(d => queue.addLast(new Job(d, pending, urgency)))
+      dispatch()
     }
     pending
   }
@@ -169,6 +192,7 @@ object SstDownloads {
      */
     private def stop(why: Throwable): Unit = {
       first.compareAndSet(null, why)
+      dropQueued(this)
       var interrupted = false
       while (done.getCount > 0)
         try done.await()
@@ -191,25 +215,21 @@ object SstDownloads {
   }
 
   /**
-   * Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. A download
-   * that comes through the gate after one of its call failed does not start; a failure is recorded before
-   * its download leaves the gate, so no download of the call starts after it but those already through.
+   * Downloads into a [[LocalAtomicFile]]: it takes the target's name only once `fetch` returned. A download that
+   * starts after one of its call failed does nothing; a failure is recorded before its download ends, so no download
+   * of the call starts after it but those already under way.
    */
-  private def place(d: Download, pending: Pending): Unit = {
-    enter()
-    try {
-      if (pending.first.get == null) {
-        val out = LocalAtomicFile.create(d.target.toPath)
-        try d.fetch(out)
-        catch {
-          case e: Throwable =>
-            out.cancel()
-            pending.first.compareAndSet(null, e)
-            throw e
-        }
-        out.close()
-        d.placed()
+  private def place(d: Download, pending: Pending): Unit =
+    if (pending.first.get == null) {
+      val out = LocalAtomicFile.create(d.target.toPath)
+      try d.fetch(out)
+      catch {
+        case e: Throwable =>
+          out.cancel()
+          pending.first.compareAndSet(null, e)
+          throw e
       }
-    } finally leave()
-  }
+      out.close()
+      d.placed()
+    }
 }

@@ -85,7 +85,8 @@ private[local] object Hydration extends Logging {
     }
     logInfo(s"$store opened version $version before its ${ssts.size} SST files " +
       s"(${ssts.map(_.sizeBytes).sum} bytes) were local; they come down while it reads them from the checkpoint")
-    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads)
+    val pending = SstDownloads.start(SstDownloads.downloads(dir, ssts, placed)(files.openSst(_, version)), threads,
+      SstDownloads.Background)
     new Hydration(fs, reads, pending, left,
       targets.map(_.getPath).zip(ssts.map(s => files.sstPath(s.dfsName).toString)),
       version, (e: Throwable) => LocalDiskFull.named(store, dir, s"download the snapshot of version $version")(throw e))

@@ -115,7 +115,7 @@ private[local] final class RemoteFiles private (
         try fs.place(target)
         finally { promoting.remove(path, promotion); () }
       val download = SstDownloads.downloads(dir, Seq(remote.sst), placed)(files.openSst(_, version))
-      downloads.put(SstDownloads.start(download, threads), (path, promotion))
+      downloads.put(SstDownloads.start(download, threads, SstDownloads.Background), (path, promotion))
     }
   }
 
