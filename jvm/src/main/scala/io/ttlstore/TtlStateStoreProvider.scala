@@ -160,7 +160,7 @@ class TtlStateStoreProvider private[ttlstore] (testClock: Option[Clock]) extends
     synchronized {
       val base = template.copy(version = version, readOnly = readOnly, now = now, lastLoad = lastLoad,
         judgedByWatermark = time.watermarkAt(version).contains(now),
-        snapshotOnCommit = forceSnapshot || local.snapshotDue(version + 1, storeConf.minDeltasForSnapshot),
+        snapshotOnCommit = local.snapshotDue(version + 1, storeConf.minDeltasForSnapshot, forceSnapshot),
         loadedCheckpointId = local.loadedCheckpointId, checkpointId = local.sessionCheckpointId)
       val forReader = if (readOnly && readByStateReader) StateReaderView.of(base, local.recorded) else None
       if (forReader.isEmpty) local.pushTime(settings.ttl.ttlMs, now)

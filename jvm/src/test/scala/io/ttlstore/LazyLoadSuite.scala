@@ -95,6 +95,39 @@ class LazyLoadSuite extends AnyFunSuite {
     }
   }
 
+  test(
+    "a snapshot Spark asks for while the SST files come down makes no commit wait: the first commit after takes it") {
+    withTempDir { checkpoint =>
+      val expected = written(checkpoint)
+      def snapshots = Option(new File(checkpoint, "0/0/ttlstore").list()).toSeq.flatten
+        .filter(_.endsWith(".snapshot")).map(_.takeWhile(_ != '.').toLong).toSet
+      withTempDir { local =>
+        val release = new CountDownLatch(1)
+        withProvider(provider(checkpoint, local, TtlStoreConfig.LazyLoadEnabled.key -> "true")) { p =>
+          try downloadsHeld(release) {
+              within("a commit Spark asked to snapshot, its downloads held") {
+                val store = p.getStore(4, None, forceSnapshotOnCommit = true, loadEmpty = false)
+                store.put(key("new"), value(1))
+                store.commit()
+              }
+            }
+          finally release.countDown()
+          p.doMaintenance()
+          assert(!snapshots.contains(5), "no snapshot of the version committed before the files were local")
+          val snapshotFiles = checkpointSsts(checkpoint).map(_.getName.takeWhile(_ != '-') + ".sst").toSet
+          val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+          while (!snapshotFiles.subsetOf(localSsts(local).toSet) && System.nanoTime() < deadline) Thread.sleep(50)
+          val next = p.getStore(5, None, forceSnapshotOnCommit = true, loadEmpty = false)
+          next.put(key("later"), value(2))
+          next.commit()
+          p.doMaintenance()
+          assert(snapshots.contains(6), s"the snapshot Spark asked again for, once the files are local: $snapshots")
+          assert(read(p, 6) == expected + (("new", 0) -> 1L) + (("later", 0) -> 2L))
+        }
+      }
+    }
+  }
+
   test("a damaged SST file in the checkpoint fails the lazily loading store naming that file") {
     withTempDir { checkpoint =>
       written(checkpoint)

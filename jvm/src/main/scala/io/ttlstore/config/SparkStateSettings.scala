@@ -178,7 +178,8 @@ object SparkStateSettings {
       "Lagging stores the coordinator names per report.", lagReport, lagTest),
     SparkStateSetting(P + "forceSnapshotUploadOnLag", "true", Honoured,
       "A lagging store takes a snapshot at its next commit (Spark asks through getStore).",
-      "ttlstore takes the snapshot Spark asks for at that commit.", lagTest),
+      "ttlstore takes the snapshot Spark asks for at that commit; a store whose SST files still come down " +
+        "(lazyLoad.enabled) at its first commit once they are local.", lagTest),
     SparkStateSetting(P + "numStateStoreInstanceMetricsToReport", "5", AppliedBySpark,
       "How many per-store instance metrics (such as each partition's last uploaded snapshot version) " +
         "each operator's progress carries.",

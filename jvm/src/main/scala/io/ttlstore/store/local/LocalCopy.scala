@@ -286,7 +286,14 @@ final class LocalCopy(
   /** Forgets the loaded version: the DB has changes that were not committed. */
   def invalidate(): Unit = held.forget()
 
-  def snapshotDue(version: Long, minDeltas: Int): Boolean = version - lastSnapshotVersion >= minDeltas && !db.hydrating
+  /**
+   * Whether the commit of `version` takes a snapshot: when `minDeltas` versions passed since the last one, or Spark
+   * asks for one (`forced`: the coordinator found the store's uploads lagging), but not while SST files still come
+   * down: the commit would wait for them all (a lazily loaded store at 0.5 GB: 2-3 s a task after an executor loss).
+   * Spark asks again at the store's next version while it lags; the first commit with the files local takes it.
+   */
+  def snapshotDue(version: Long, minDeltas: Int, forced: Boolean = false): Boolean =
+    (forced || version - lastSnapshotVersion >= minDeltas) && !db.hydrating
 
   /** [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state recoverable. */
   def snapshotQuietly(version: Long): Unit =
