@@ -43,25 +43,28 @@ def key(r: int, i: int) -> str:
     return f"{r}-{i}-" + base64.b64encode(digest).decode()
 
 
-ROUNDS = [rows(*(key(r, i) for i in range(20_000))) for r in range(5)]
+#: Keys a round writes: over the query's 2 stores, each round flushes a file of some 1.25 MiB a store, larger than the
+#: budget, so that once the stores are within it no round's file is local, nor ever comes down into it.
+KEYS = 25_000
+ROUNDS = [rows(*(key(r, i) for i in range(KEYS))) for r in range(5)]
 #: The round only the batch read without the read-ahead reads: no block of its files is in the block cache (which
-#: lives as long as the executor, across unloads), and at most one store's file of it fits in the budget.
+#: lives as long as the executor, across unloads).
 UNREAD = len(ROUNDS) - 1
 
 
 def stored(r: int, offset: int = 0) -> list[dict]:
-    """A batch of 2,000 keys stored by round ``r``, over all its files (a round's keys sort together), and a new one;
+    """A batch of a tenth of the keys round ``r`` stored, over all its files (a round's keys sort together), and a new one;
     another ``offset`` (below 10) reads other keys of the same files."""
-    return rows(*(key(r, i) for i in range(offset, 20_000, 10)), f"new-{r}-{offset}")
+    return rows(*(key(r, i) for i in range(offset, KEYS, 10)), f"new-{r}-{offset}")
 
 
 def cached_and_few_remote() -> list[dict]:
     """Every key of round 0 (whose blocks ``stored(0)`` brought into the block cache) and, after every 200 of them
     (the operator meets them in this order), one of a later round's but ``UNREAD`` (none of them a key another batch
     reads), spread over its files."""
-    remote = iter([key(r, i) for i in range(1, 20_000, 600) for r in range(1, UNREAD)])
+    remote = iter([key(r, i) for i in range(1, KEYS, 600) for r in range(1, UNREAD)])
     keys = []
-    for i in range(20_000):
+    for i in range(KEYS):
         keys.append(key(0, i))
         if i % 200 == 199:
             keys.append(next(remote))
@@ -97,6 +100,20 @@ def within_budget(local: Path, seconds: float) -> bool:
             return False
         time.sleep(0.5)
     return True
+
+
+def snapshots_reach(checkpoint: Path, version: int, seconds: float) -> bool:
+    """Whether every store's newest uploaded snapshot is of `version` or later within `seconds` (maintenance, every
+    second here, uploads them; the query's providers stay loaded after it stops)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        newest = {d.parent.name: max((int(f.name.split(".")[0]) for f in d.glob("*.snapshot")), default=0)
+                  for d in (checkpoint / "state" / "0").glob("*/ttlstore")}
+        if newest and min(newest.values()) >= version:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
 
 
 def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_as_spark_does(
@@ -151,8 +168,10 @@ def test_state_larger_than_the_local_budget_stays_in_the_checkpoint_and_counts_a
     # Without the read-ahead, the operator's own reads fetch the blocks of files not local, and the checkpoint's reads
     # are counted all the same: the progress reports the version the aggregation's save writes, its reads go through
     # the restore's. Its keys are those of the round no batch has read or written since: none of their blocks is in
-    # the block cache (which outlives the unload), the changelogs the load replays hold none, and of that round's files
-    # (one a store, each most of the budget) at most one is local.
+    # the block cache (which outlives the unload), none of its files is local (each is larger than the budget), and,
+    # once every store's newest snapshot holds that round, none of its keys is in the changelogs a load replays into
+    # the memtable.
+    assert snapshots_reach(ours.checkpoint, UNREAD + 1, seconds=30), "every store uploaded a snapshot of the rounds"
     unload_state_stores(spark)
     alone = run_rounds(spark, TTL_PROVIDER, tmp_path / "ours", EVENTS, COUNT, [stored(UNREAD)], "update",
                        extra_conf={**conf, ttlstore.settings.PREFIX + "readAhead.rows": "0"}, first_round=len(batches))
