@@ -6,11 +6,11 @@ on disk as its rows, TTL on for ttlstore) over STORES stores is built to each ru
 a process of its own per provider). Then, per arm and repeat, interleaved, a new process restarts the query from that
 checkpoint on `local-cluster[2,1,3072]` (two executor JVMs with fresh local directories: a new cluster). A local
 checkpoint is first copied as hard links (the query writes new files and deletes old ones, it changes none), so
-that every run restarts from the same versions, snapshots and changelogs whatever the runs before it wrote; the copy
-is read through `shaped://` (jvm/src/test/scala/io/ttlstore/bench/ShapedFileSystem.scala: the same files, served as an object store
-serves them, with a first-byte latency per request and a bandwidth per stream and per executor). It runs AFTER
-batches of half new, half stored keys, then kills an executor while it runs a task of the stateful stage (its stores
-move) and runs AFTER batches more.
+that every run restarts from the same versions, snapshots and changelogs whatever the runs before it wrote; the
+copy is read through `shaped://` (jvm/src/test/scala/io/ttlstore/bench/ShapedFileSystem.scala: the same files,
+served as an object store serves them, with a first-byte latency per request and a bandwidth per stream and per
+executor). It runs AFTER batches of half new, half stored keys, then kills an executor while it runs a task of the
+stateful stage (its stores move) and runs AFTER batches more.
 
 Figures per run: restart, the time from the query's start (its executors up) until the first batch commits; loss,
 from the kill until the batch it hit commits; the batch times after each; the load figures the progress reports

@@ -53,8 +53,8 @@ UNREAD = len(ROUNDS) - 1
 
 
 def stored(r: int, offset: int = 0) -> list[dict]:
-    """A batch of a tenth of the keys round ``r`` stored, over all its files (a round's keys sort together), and a new one;
-    another ``offset`` (below 10) reads other keys of the same files."""
+    """A batch of a tenth of the keys round ``r`` stored, over all its files (a round's keys sort together), and a
+    new one; another ``offset`` (below 10) reads other keys of the same files."""
     return rows(*(key(r, i) for i in range(offset, KEYS, 10)), f"new-{r}-{offset}")
 
 
