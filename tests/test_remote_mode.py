@@ -52,10 +52,10 @@ ROUNDS = [rows(*(key(r, i) for i in range(KEYS))) for r in range(5)]
 UNREAD = len(ROUNDS) - 1
 
 
-def stored(r: int, offset: int = 0) -> list[dict]:
+def stored(r: int) -> list[dict]:
     """A batch of a tenth of the keys round ``r`` stored, over all its files (a round's keys sort together), and a
-    new one; another ``offset`` (below 10) reads other keys of the same files."""
-    return rows(*(key(r, i) for i in range(offset, KEYS, 10)), f"new-{r}-{offset}")
+    new one."""
+    return rows(*(key(r, i) for i in range(0, KEYS, 10)), f"new-{r}")
 
 
 def cached_and_few_remote() -> list[dict]:
