@@ -107,6 +107,12 @@ def events(spark, rows_per_batch: int, stored: int, building: bool):  # type: ig
     return ids.select("id", payload.alias("payload")).dropDuplicates(["id", "payload"])
 
 
+def start(spark, rows_per_batch: int, stored: int, building: bool, checkpoint: str, **trigger):  # type: ignore[no-untyped-def]
+    """The query of `events` into the noop sink, from `checkpoint`, with `trigger` (Spark's keywords)."""
+    return (events(spark, rows_per_batch, stored, building).writeStream.format("noop").outputMode("append")
+            .option("checkpointLocation", checkpoint).trigger(**trigger).start())
+
+
 def session(master: str, provider_class: str, settings: dict[str, str], local: Path, jar: str | None):  # type: ignore[no-untyped-def]
     from pyspark.sql import SparkSession
 
@@ -158,8 +164,7 @@ def build(args: argparse.Namespace) -> dict:
     maintenance = {"spark.sql.streaming.stateStore.maintenanceInterval": "10s",
                    "spark.sql.streaming.minBatchesToRetain": "10"}
     spark = session("local[2]", provider_class, {**settings, **maintenance}, work / "local-build", None)
-    query = (events(spark, BUILD_ROWS_PER_BATCH, args.rows, True).writeStream.format("noop").outputMode("append")
-             .option("checkpointLocation", str(work / "checkpoint")).trigger(processingTime="0 seconds").start())
+    query = start(spark, BUILD_ROWS_PER_BATCH, args.rows, True, str(work / "checkpoint"), processingTime="0 seconds")
     started = time.monotonic()
     try:
         while len(batches(query)) * BUILD_ROWS_PER_BATCH < args.rows:
@@ -173,8 +178,7 @@ def build(args: argparse.Namespace) -> dict:
         # Stopped mid-batch, the query leaves that batch's offsets written and not committed, and a restart would run
         # it first, at the build's size (some 170,000 rows at 8 GB). Run once more, which runs that batch alone, so
         # that every restart from this checkpoint starts at a batch of its own size.
-        query = (events(spark, BUILD_ROWS_PER_BATCH, args.rows, True).writeStream.format("noop").outputMode("append")
-                 .option("checkpointLocation", str(work / "checkpoint")).trigger(once=True).start())
+        query = start(spark, BUILD_ROWS_PER_BATCH, args.rows, True, str(work / "checkpoint"), once=True)
         query.awaitTermination()
     finally:
         query.stop()
@@ -210,8 +214,7 @@ def restart(args: argparse.Namespace) -> dict:
         shutil.copytree(args.checkpoint, copy, copy_function=os.link)
         checkpoint = f"shaped://{copy.resolve()}"
     started = time.time()
-    query = (events(spark, AFTER_ROWS_PER_BATCH, args.stored, False).writeStream.format("noop").outputMode("append")
-             .option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds").start())
+    query = start(spark, AFTER_ROWS_PER_BATCH, args.stored, False, checkpoint, processingTime="0 seconds")
     killed: dict = {}
     try:
         while len(batches(query)) < args.after:
