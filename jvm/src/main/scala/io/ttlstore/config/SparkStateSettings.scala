@@ -177,7 +177,7 @@ object SparkStateSettings {
     SparkStateSetting(P + "maxLaggingStoresToReport", "5", Honoured,
       "Lagging stores the coordinator names per report.", lagReport, lagTest),
     SparkStateSetting(P + "forceSnapshotUploadOnLag", "true", Honoured,
-      "A lagging store takes a snapshot at its next commit (Spark asks through getStore).",
+      "A lagging store takes a snapshot at its next commit (Spark 4.2 and later ask through getStore).",
       "ttlstore takes the snapshot Spark asks for at that commit; a store whose SST files still come down " +
         "(lazyLoad.enabled) at its first commit once they are local.", lagTest),
     SparkStateSetting(P + "numStateStoreInstanceMetricsToReport", "5", AppliedBySpark,

@@ -292,7 +292,7 @@ final class LocalCopy(
    * down: the commit would wait for them all (a lazily loaded store at 0.5 GB: 2-3 s a task after an executor loss).
    * Spark asks again at the store's next version while it lags; the first commit with the files local takes it.
    */
-  def snapshotDue(version: Long, minDeltas: Int, forced: Boolean = false): Boolean =
+  def snapshotDue(version: Long, minDeltas: Int, forced: Boolean): Boolean =
     (forced || version - lastSnapshotVersion >= minDeltas) && !db.hydrating
 
   /** [[snapshot]], logging a failure instead of failing the commit: the changelogs keep the state recoverable. */
